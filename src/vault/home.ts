@@ -1,0 +1,534 @@
+/**
+ * A user's Home on disk: a plain folder the server shares with Obsidian,
+ * vim and git. Every change the server makes goes through one writer lock
+ * per Home and follows the same flow (docs/vault-disk.md):
+ *
+ *   resolve the path → read the bytes on disk → check If-Match /
+ *   If-None-Match against them → check case conflicts (new names) → check
+ *   the quota → atomic write → record it as our own → tell listeners.
+ *
+ * Reads take no lock: atomic renames mean a reader sees whole files only.
+ */
+import { lstat, open, readdir, realpath, rmdir, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import path from 'node:path';
+import { AppError, errors } from '../core/errors.js';
+import { removeFile, renameAtomic, writeFileAtomic, fsyncDir, type AtomicIo } from './atomic.js';
+import { alreadyExists, fsError, quotaExceeded, show } from './errors.js';
+import { etagOf, hasCondition, ifMatchAccepts, readWithEtag } from './etag.js';
+import { isIgnoredPath, isTempName } from './ignore.js';
+import { WriterLock } from './lock.js';
+import { checkNewName, realHomeRoot, resolveHomePath, toHomeRel, validateRelPath } from './paths.js';
+import { RecentWrites, type FileSig } from './recent.js';
+import { watchHome, type HomeWatcher, type WatchChange, type WatchOptions } from './watcher.js';
+
+export interface HomeOptions {
+  /** Bytes the Home may hold; 0 or undefined = unlimited. A write's own `quotaBytes` wins. */
+  quotaBytes?: number;
+  /** How long the record of the server's own writes lasts (ms). Default 30 000. */
+  ownWriteTtlMs?: number;
+  /** Replace steps of atomic writes (tests). */
+  io?: Partial<AtomicIo>;
+  /** Where errors thrown by onWritten listeners go. Default: console.error. */
+  onListenerError?: (err: unknown) => void;
+}
+
+export interface WriteOptions {
+  /** Write only if the file's current ETag matches (quoted, weak, list or `*` accepted). null/undefined: no condition. */
+  ifMatch?: string | null;
+  /** `*`: write only if the file does not exist. */
+  ifNoneMatch?: '*';
+  /** Quota for this write (overrides the Home's); 0 = unlimited. */
+  quotaBytes?: number;
+}
+
+export interface WriteResult {
+  /** The Home-relative path written (the link target's path when `rel` was a symlink). */
+  path: string;
+  etag: string;
+  bytesWritten: number;
+  created: boolean;
+}
+
+export interface ReadResult {
+  path: string;
+  bytes: Buffer;
+  etag: string;
+  size: number;
+  /** ISO 8601. */
+  mtime: string;
+}
+
+export interface ListEntry {
+  name: string;
+  path: string;
+  kind: 'file' | 'folder';
+  /** Bytes for files; 0 for folders. */
+  size: number;
+  /** ISO 8601. */
+  mtime: string;
+}
+
+export interface ListOptions {
+  /** Include paths the watcher ignores (.git, editor swap files, internal folders). Default false. Temp files are never listed. */
+  includeIgnored?: boolean;
+}
+
+/** What the server changed, as listeners (the index) hear it. Emitted under the writer lock, in order. */
+export type HomeEvent =
+  | { kind: 'write'; path: string; etag: string; bytes: Buffer; created: boolean }
+  | { kind: 'delete'; path: string; folder: boolean }
+  | { kind: 'move'; from: string; path: string; folder: boolean; etag: string | null };
+
+export type HomeListener = (event: HomeEvent) => void | Promise<void>;
+
+function errCode(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function sigOf(st: Stats): FileSig {
+  return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+function toBuffer(bytes: Uint8Array | string): Buffer {
+  if (typeof bytes === 'string') return Buffer.from(bytes, 'utf8');
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function noIfMatchOnFolder(rel: string): AppError {
+  return errors.badRequest(`${show(rel)} is a folder; If-Match applies to files only`, { path: rel, reason: 'if_match_on_folder' });
+}
+
+export class Home {
+  /** Absolute root as configured (path.resolve'd). */
+  readonly root: string;
+  readonly lock: WriterLock;
+  /** The server's own recent changes; the watcher uses it to flag them. */
+  readonly recentWrites: RecentWrites;
+  quotaBytes: number | undefined;
+
+  private readonly io: Partial<AtomicIo> | undefined;
+  private readonly listeners = new Set<HomeListener>();
+  private readonly onListenerError: (err: unknown) => void;
+  private rootRealP: Promise<string> | null = null;
+  /** Sizes of the Home's content files (Home-relative → bytes); null until the first usage walk. */
+  private sizes: Map<string, number> | null = null;
+  private total = 0;
+  private walking: Promise<void> | null = null;
+  /** Size changes seen while the first walk runs, replayed on its result. */
+  private walkLog: Array<[string, number | null]> | null = null;
+  /** A folder moved while the first walk ran; its result cannot be trusted. */
+  private walkStale = false;
+
+  constructor(root: string, opts: HomeOptions = {}) {
+    this.root = path.resolve(root);
+    this.lock = WriterLock.forRoot(this.root);
+    this.quotaBytes = opts.quotaBytes;
+    this.recentWrites = new RecentWrites(opts.ownWriteTtlMs ?? 30_000);
+    this.io = opts.io;
+    this.onListenerError = opts.onListenerError ?? ((e) => console.error('[quire home] onWritten listener failed:', e));
+  }
+
+  private rootReal(): Promise<string> {
+    this.rootRealP ??= realHomeRoot(this.root);
+    this.rootRealP.catch(() => (this.rootRealP = null));
+    return this.rootRealP;
+  }
+
+  /**
+   * The file a path names. When the final component is a symlink (already
+   * checked to stay inside the Home), the write goes to the link's target so
+   * the link survives; the returned `rel` is the target's Home path.
+   */
+  private async resolveFile(rel: string): Promise<{ abs: string; rel: string }> {
+    const abs = await resolveHomePath(this.root, rel);
+    let st: Stats;
+    try {
+      st = await lstat(abs);
+    } catch {
+      return { abs, rel };
+    }
+    if (!st.isSymbolicLink()) return { abs, rel };
+    let real: string;
+    try {
+      real = await realpath(abs);
+    } catch (e) {
+      throw fsError(e, 'stat', rel);
+    }
+    const targetRel = toHomeRel(await this.rootReal(), real);
+    return { abs: real, rel: targetRel };
+  }
+
+  // ---- listeners ------------------------------------------------------------
+
+  /** Registers a listener for the server's own changes; returns the unsubscribe function. */
+  onWritten(cb: HomeListener): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  private emit(event: HomeEvent): void {
+    for (const cb of this.listeners) {
+      // Outside the lock's async context: a listener that writes to the Home queues behind us instead of tripping re-entrancy.
+      WriterLock.outside(() => {
+        try {
+          const r = cb(event);
+          if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch(this.onListenerError);
+        } catch (e) {
+          this.onListenerError(e);
+        }
+      });
+    }
+  }
+
+  // ---- reads ----------------------------------------------------------------
+
+  /** Reads a file: bytes, ETag, size, mtime. not_found if absent. */
+  async read(rel: string): Promise<ReadResult> {
+    const { abs } = await this.resolveFile(rel);
+    let fh;
+    try {
+      fh = await open(abs, 'r');
+      const st = await fh.stat();
+      if (st.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+      const bytes = await fh.readFile();
+      return { path: rel, bytes, etag: etagOf(bytes), size: bytes.length, mtime: st.mtime.toISOString() };
+    } catch (e) {
+      throw fsError(e, 'read', rel);
+    } finally {
+      await fh?.close().catch(() => undefined);
+    }
+  }
+
+  /** The current ETag of a file, or null if it does not exist. */
+  async etag(rel: string): Promise<string | null> {
+    const { abs, rel: target } = await this.resolveFile(rel);
+    return (await readWithEtag(abs, target))?.etag ?? null;
+  }
+
+  /** Entries of a folder (`''` = the Home root), folders first, then by name. */
+  async list(folderRel = '', opts: ListOptions = {}): Promise<ListEntry[]> {
+    const abs = await resolveHomePath(this.root, folderRel, { allowRoot: true });
+    let names: string[];
+    try {
+      const st = await stat(abs);
+      if (!st.isDirectory()) {
+        throw new AppError('conflict', `${show(folderRel)} is a file, not a folder`, { details: { path: folderRel, reason: 'not_a_folder' } });
+      }
+      names = await readdir(abs);
+    } catch (e) {
+      throw fsError(e, 'list', folderRel);
+    }
+    const rootReal = await this.rootReal();
+    const out: ListEntry[] = [];
+    await Promise.all(
+      names.map(async (name) => {
+        if (isTempName(name)) return;
+        const rel = folderRel === '' ? name : `${folderRel}/${name}`;
+        if (!opts.includeIgnored && isIgnoredPath(rel)) return;
+        let st: Stats;
+        try {
+          st = await lstat(path.join(abs, name));
+          if (st.isSymbolicLink()) {
+            const real = await realpath(path.join(abs, name));
+            const r = toHomeRel(rootReal, real);
+            if (r.startsWith('..') || path.isAbsolute(r)) return; // a link out of the Home is not part of it
+            st = await stat(real);
+          }
+        } catch {
+          return; // vanished, dangling or looping link
+        }
+        if (!st.isFile() && !st.isDirectory()) return;
+        out.push({
+          name,
+          path: rel,
+          kind: st.isDirectory() ? 'folder' : 'file',
+          size: st.isDirectory() ? 0 : st.size,
+          mtime: st.mtime.toISOString(),
+        });
+      }),
+    );
+    return out.sort((a, b) => (a.kind !== b.kind ? (a.kind === 'folder' ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  // ---- usage ----------------------------------------------------------------
+
+  /**
+   * Bytes used by the Home's content: every regular file except what
+   * isIgnoredPath excludes (internal folders, temp and swap files, .git).
+   * The first call walks the Home; later calls are O(1), kept current by
+   * the server's writes and by applyExternalChanges (the watcher).
+   */
+  async usage(opts: { refresh?: boolean } = {}): Promise<number> {
+    if (opts.refresh) this.sizes = null;
+    if (this.sizes) return this.total;
+    await this.ensureSizes();
+    return this.total;
+  }
+
+  private async ensureSizes(): Promise<void> {
+    while (!this.sizes) {
+      if (!this.walking) {
+        this.walkLog = [];
+        this.walkStale = false;
+        this.walking = this.walkSizes().finally(() => {
+          this.walking = null;
+        });
+      }
+      await this.walking;
+    }
+  }
+
+  private async walkSizes(): Promise<void> {
+    const sizes = new Map<string, number>();
+    const walk = async (rel: string): Promise<void> => {
+      const abs = rel === '' ? this.root : path.join(this.root, ...rel.split('/'));
+      let entries;
+      try {
+        entries = await readdir(abs, { withFileTypes: true });
+      } catch (e) {
+        if (rel === '') throw fsError(e, 'list', rel);
+        return;
+      }
+      const files: string[] = [];
+      for (const ent of entries) {
+        const child = rel === '' ? ent.name : `${rel}/${ent.name}`;
+        if (isIgnoredPath(child)) continue;
+        if (ent.isDirectory()) await walk(child);
+        else if (ent.isFile()) files.push(child);
+      }
+      for (let i = 0; i < files.length; i += 256) {
+        await Promise.all(
+          files.slice(i, i + 256).map(async (f) => {
+            try {
+              const st = await lstat(path.join(this.root, ...f.split('/')));
+              if (st.isFile()) sizes.set(f, st.size);
+            } catch {
+              /* vanished */
+            }
+          }),
+        );
+      }
+    };
+    await walk('');
+    for (const [p, n] of this.walkLog ?? []) {
+      if (n === null) sizes.delete(p);
+      else sizes.set(p, n);
+    }
+    this.walkLog = null;
+    if (this.walkStale) return; // ensureSizes walks again
+    let total = 0;
+    for (const n of sizes.values()) total += n;
+    this.sizes = sizes;
+    this.total = total;
+  }
+
+  private setSize(rel: string, n: number | null): void {
+    if (isIgnoredPath(rel)) return;
+    if (this.walkLog) this.walkLog.push([rel, n]);
+    if (!this.sizes) return;
+    const old = this.sizes.get(rel);
+    if (old !== undefined) this.total -= old;
+    if (n === null) this.sizes.delete(rel);
+    else {
+      this.sizes.set(rel, n);
+      this.total += n;
+    }
+  }
+
+  private moveSizes(from: string, to: string, folder: boolean): void {
+    const pairs: Array<[string, string]> = [];
+    if (!folder) pairs.push([from, to]);
+    else if (this.sizes) {
+      for (const k of this.sizes.keys()) if (k.startsWith(from + '/')) pairs.push([k, to + k.slice(from.length)]);
+    }
+    for (const [a, b] of pairs) {
+      const n = this.sizes?.get(a);
+      this.setSize(a, null);
+      if (n !== undefined) this.setSize(b, n);
+    }
+    if (folder && this.walkLog) this.walkStale = true; // a folder moved during the first walk: walk again
+  }
+
+  /** Feeds the watcher's view of outside edits into the usage total. Home.watch() does this for you. */
+  applyExternalChanges(changes: readonly WatchChange[]): void {
+    for (const ch of changes) {
+      if (ch.kind === 'delete') this.setSize(ch.path, null);
+      else if (ch.size !== undefined) this.setSize(ch.path, ch.size);
+    }
+  }
+
+  // ---- writes ---------------------------------------------------------------
+
+  /** Writes a file (creating folders) under the writer lock; see the class comment for the flow. */
+  async write(rel: string, bytes: Uint8Array | string, opts: WriteOptions = {}): Promise<WriteResult> {
+    const data = toBuffer(bytes);
+    return this.lock.run(async () => {
+      const { abs, rel: target } = await this.resolveFile(rel);
+      const current = await readWithEtag(abs, target);
+      if (hasCondition(opts.ifMatch)) {
+        if (!current || !ifMatchAccepts(opts.ifMatch, current.etag)) throw errors.staleEtag(current?.etag ?? null);
+      }
+      if (opts.ifNoneMatch === '*' && current) throw alreadyExists(target, current.etag);
+      if (!current) await checkNewName(this.root, target);
+
+      const quota = opts.quotaBytes ?? this.quotaBytes;
+      const delta = data.length - (current?.bytes.length ?? 0);
+      // A write that does not grow the Home is always allowed, so a Home over quota can still shrink.
+      if (quota !== undefined && quota > 0 && delta > 0 && !isIgnoredPath(target)) {
+        await this.ensureSizes();
+        if (this.total + delta > quota) throw quotaExceeded(target, quota, this.total, delta);
+      }
+
+      const etag = etagOf(data);
+      this.recentWrites.noteWrite(target, etag); // before the rename: the watcher may look any time after it
+      await writeFileAtomic(abs, data, { label: target, io: this.io });
+      try {
+        this.recentWrites.noteWrite(target, etag, sigOf(await lstat(abs)));
+      } catch {
+        /* replaced already by someone else; the ETag entry still applies */
+      }
+      this.setSize(target, data.length);
+      this.emit({ kind: 'write', path: target, etag, bytes: data, created: !current });
+      return { path: target, etag, bytesWritten: data.length, created: !current };
+    });
+  }
+
+  /**
+   * Deletes a file, or an empty folder. With `ifMatch`, only if the file's
+   * bytes still match (If-Match and the file is gone → 412). A symlink is
+   * removed itself, not its target. Non-empty folders are refused (409).
+   */
+  async delete(rel: string, opts: { ifMatch?: string | null } = {}): Promise<{ path: string; folder: boolean }> {
+    return this.lock.run(async () => {
+      const abs = await resolveHomePath(this.root, rel);
+      let st: Stats;
+      try {
+        st = await lstat(abs);
+      } catch (e) {
+        if (hasCondition(opts.ifMatch) && errCode(e) === 'ENOENT') throw errors.staleEtag(null);
+        throw fsError(e, 'delete', rel);
+      }
+      if (st.isDirectory()) {
+        if (hasCondition(opts.ifMatch)) throw noIfMatchOnFolder(rel);
+        try {
+          await rmdir(abs);
+        } catch (e) {
+          throw fsError(e, 'delete', rel);
+        }
+        await fsyncDir(path.dirname(abs));
+        this.emit({ kind: 'delete', path: rel, folder: true });
+        return { path: rel, folder: true };
+      }
+      if (hasCondition(opts.ifMatch)) {
+        const current = await readWithEtag(abs, rel);
+        if (!current || !ifMatchAccepts(opts.ifMatch, current.etag)) throw errors.staleEtag(current?.etag ?? null);
+      }
+      this.recentWrites.noteDelete(rel);
+      await removeFile(abs, { label: rel });
+      this.setSize(rel, null);
+      this.emit({ kind: 'delete', path: rel, folder: false });
+      return { path: rel, folder: false };
+    });
+  }
+
+  /**
+   * Moves (renames) a file or folder. Never overwrites: an existing target
+   * is a 409 (a case-only rename of the same entry is allowed). `ifMatch`
+   * applies to files and is checked against the source's bytes.
+   */
+  async move(from: string, to: string, opts: { ifMatch?: string | null } = {}): Promise<{ from: string; path: string; folder: boolean; etag: string | null }> {
+    return this.lock.run(async () => {
+      const absFrom = await resolveHomePath(this.root, from);
+      const absTo = await resolveHomePath(this.root, to);
+      if (from === to) {
+        throw errors.badRequest(`Cannot move ${show(from)} onto itself`, { path: from, reason: 'same_path' });
+      }
+      let st: Stats;
+      try {
+        st = await lstat(absFrom);
+      } catch (e) {
+        if (hasCondition(opts.ifMatch) && errCode(e) === 'ENOENT') throw errors.staleEtag(null);
+        throw fsError(e, 'move', from);
+      }
+      const folder = st.isDirectory();
+      let etag: string | null = null;
+      if (folder) {
+        if (hasCondition(opts.ifMatch)) throw noIfMatchOnFolder(from);
+        if (to.startsWith(from + '/')) {
+          throw errors.badRequest(`Cannot move the folder ${show(from)} into itself (${show(to)})`, { path: to, reason: 'into_itself' });
+        }
+      } else if (hasCondition(opts.ifMatch) || st.isFile()) {
+        const current = await readWithEtag(absFrom, from);
+        if (hasCondition(opts.ifMatch) && (!current || !ifMatchAccepts(opts.ifMatch, current.etag))) {
+          throw errors.staleEtag(current?.etag ?? null);
+        }
+        etag = current?.etag ?? null;
+      }
+      await checkNewName(this.root, to, { ignore: from });
+
+      // Record before renaming: rename keeps inode, size and mtime, so pre-move signatures identify the moved files.
+      const moved = folder ? await this.filesUnder(absFrom, from) : [{ rel: from, sig: sigOf(st) }];
+      for (const m of moved) {
+        this.recentWrites.noteDelete(m.rel);
+        const dest = to + m.rel.slice(from.length);
+        this.recentWrites.noteMoved(dest, m.sig);
+        if (!folder && etag) this.recentWrites.noteWrite(dest, etag, m.sig);
+      }
+      await renameAtomic(absFrom, absTo, { labelFrom: from, labelTo: to });
+      this.moveSizes(from, to, folder);
+      this.emit({ kind: 'move', from, path: to, folder, etag });
+      return { from, path: to, folder, etag };
+    });
+  }
+
+  private async filesUnder(abs: string, rel: string): Promise<Array<{ rel: string; sig: FileSig }>> {
+    const out: Array<{ rel: string; sig: FileSig }> = [];
+    const walk = async (a: string, r: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(a, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const ent of entries) {
+        const ca = path.join(a, ent.name);
+        const cr = `${r}/${ent.name}`;
+        if (ent.isDirectory()) await walk(ca, cr);
+        else if (ent.isFile()) {
+          try {
+            out.push({ rel: cr, sig: sigOf(await lstat(ca)) });
+          } catch {
+            /* vanished */
+          }
+        }
+      }
+    };
+    await walk(abs, rel);
+    return out;
+  }
+
+  // ---- watching -------------------------------------------------------------
+
+  /**
+   * Starts a watcher on this Home wired to its own-write record (changes the
+   * server made carry `own: true`, or are dropped with dropOwnWrites) and to
+   * the usage total.
+   */
+  watch(opts: Omit<WatchOptions, 'ownWrites'>): HomeWatcher {
+    return watchHome(this.root, {
+      ...opts,
+      ownWrites: this.recentWrites,
+      onBatch: (changes) => {
+        // Own changes are already counted by write/delete/move; counting again is harmless (same sizes).
+        this.applyExternalChanges(changes);
+        return opts.onBatch(changes);
+      },
+    });
+  }
+
+  /** Checks a Home-relative path's spelling without touching the disk (throws AppError). */
+  static validate(rel: string): void {
+    validateRelPath(rel);
+  }
+}

@@ -1,0 +1,501 @@
+/**
+ * Watches a Home for changes made by other programs (Obsidian, vim, git,
+ * sync tools) and reports them as debounced batches of
+ * `{ kind: 'upsert' | 'delete', path }` with Home-relative paths.
+ *
+ * How (docs/vault-disk.md has the reasoning):
+ * - chokidar@4 watches FOLDERS only. Out of the box chokidar 4 also opens
+ *   an fs.watch — one inotify watch — per file, which a 100k-file Home
+ *   cannot afford; here every non-folder is passed to chokidar's `ignored`,
+ *   so the cost is one inotify watch per folder. File names come from the
+ *   folder watches' raw events (chokidar's `raw` event), and the state of
+ *   each named path is read with lstat when its batch is built.
+ * - The watcher keeps the signature (inode, size, mtime) of every file it
+ *   knows. A batch is the difference between that and the disk, so any
+ *   sequence of events — a `git checkout` rewriting 1,000 files, a rename,
+ *   an editor's save dance — collapses to the final state.
+ * - Settle rule: a path is reported once it has had no event for `settleMs`
+ *   and its mtime is at least `settleMs` old; a path that keeps changing is
+ *   still reported every `maxWaitMs`. No awaitWriteFinish polling.
+ * - New folders are walked when they appear (and once more a second later,
+ *   to cover files created before chokidar attached the folder's watch);
+ *   a vanished folder deletes every file known under it.
+ */
+import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
+import type { Stats } from 'node:fs';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { AppError } from '../core/errors.js';
+import { etagOf } from './etag.js';
+import { fsError } from './errors.js';
+import { isIgnoredPath } from './ignore.js';
+import { toHomeRel } from './paths.js';
+import { sameSig, type FileSig, type OwnWriteCheck } from './recent.js';
+
+export interface WatchChange {
+  kind: 'upsert' | 'delete';
+  /** Home-relative, forward slashes. */
+  path: string;
+  /** Size in bytes of the file now (upserts only). */
+  size?: number;
+  /** Present and true when the change is the server's own write/delete/move (see RecentWrites). */
+  own?: true;
+}
+
+export interface WatchOptions {
+  /** Receives each batch; the next batch waits until a returned promise settles. */
+  onBatch: (changes: WatchChange[]) => void | Promise<void>;
+  /** Watch errors (e.g. the inotify watch limit) and onBatch failures. Default: console.error. */
+  onError?: (err: AppError) => void;
+  /** Do not report the files present at start (they are still learned). Default true. */
+  ignoreInitial?: boolean;
+  /** Quiet time before a batch is built. Default 100 ms. */
+  debounceMs?: number;
+  /** Longest a pending change waits under continuous activity. Default 1000 ms. */
+  maxWaitMs?: number;
+  /** A path must be quiet (no event, mtime not newer) this long to be reported. Default = debounceMs. */
+  settleMs?: number;
+  /** Largest batch; bigger change sets go out as consecutive batches (deletes first). Default 1000. */
+  maxBatchSize?: number;
+  /** The Home's record of its own writes; matching changes carry `own: true`. */
+  ownWrites?: OwnWriteCheck;
+  /** Leave the server's own changes out of batches instead of flagging them. Default false. */
+  dropOwnWrites?: boolean;
+  /** Extra paths to ignore (Home-relative), on top of the built-in list (src/vault/ignore.ts). */
+  ignore?: (rel: string) => boolean;
+  /** Walk the whole Home every so often to catch missed events (network file systems, watch limit). 0 = never (default). */
+  rescanIntervalMs?: number;
+}
+
+export interface WatcherStats {
+  knownFiles: number;
+  knownFolders: number;
+  /** Folders chokidar holds an fs.watch for (each one inotify watch on Linux). */
+  watchedFolders: number;
+  pendingPaths: number;
+}
+
+export interface HomeWatcher {
+  /** Absolute, real path of the watched root. */
+  readonly root: string;
+  /** Resolves when the initial scan is done (and, without ignoreInitial, its batches delivered). */
+  readonly ready: Promise<void>;
+  /** Walks the whole Home now and reports every difference; resolves when delivered. */
+  rescan(): Promise<void>;
+  stats(): WatcherStats;
+  close(): Promise<void>;
+}
+
+interface Pending {
+  first: number;
+  last: number;
+  /** Report even if the signature matches what is known (events seen before ready). */
+  force: boolean;
+}
+
+function errCode(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function sigOf(st: Stats): FileSig {
+  return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+function watchError(e: unknown): AppError {
+  const code = errCode(e);
+  if (code === 'ENOSPC') {
+    return new AppError(
+      'service_unavailable',
+      'The system ran out of inotify watches, so changes in some folders are not seen; raise fs.inotify.max_user_watches (sysctl) and restart, or enable periodic rescans',
+      { details: { reason: 'inotify_watch_limit' } },
+    );
+  }
+  if (code === 'EMFILE') {
+    return new AppError('service_unavailable', 'The system ran out of inotify instances or file descriptors while watching the Home', {
+      details: { reason: 'inotify_instance_limit' },
+    });
+  }
+  const p = (e as { path?: unknown })?.path;
+  return fsError(e, 'watch', typeof p === 'string' ? path.basename(p) : '');
+}
+
+export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
+  const rootAbs = realpathSync(path.resolve(root));
+  const debounceMs = opts.debounceMs ?? 100;
+  const maxWaitMs = Math.max(opts.maxWaitMs ?? 1000, debounceMs);
+  const settleMs = opts.settleMs ?? debounceMs;
+  const maxBatch = Math.max(1, opts.maxBatchSize ?? 1000);
+  const ignoreInitial = opts.ignoreInitial ?? true;
+  const onError = opts.onError ?? ((e: AppError) => console.error(`[quire watcher] ${e.message}`));
+  const userIgnore = opts.ignore;
+
+  const known = new Map<string, FileSig>();
+  const knownDirs = new Set<string>();
+  const dirty = new Map<string, Pending>();
+  const dirtyDirs = new Set<string>();
+  let isReady = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let recheckTimers = new Set<NodeJS.Timeout>();
+  let rescanTimer: NodeJS.Timeout | undefined;
+  let firstPendingAt: number | null = null;
+  let flushing: Promise<void> | null = null;
+  let flushAgain = false;
+
+  const ignored = (rel: string): boolean => isIgnoredPath(rel) || (userIgnore ? userIgnore(rel) : false);
+  const absOf = (rel: string): string => (rel === '' ? rootAbs : path.join(rootAbs, ...rel.split('/')));
+  const relOf = (abs: string): string | null => {
+    const r = toHomeRel(rootAbs, abs);
+    if (r.startsWith('..') || path.isAbsolute(r)) return null;
+    return r;
+  };
+
+  // ---- event intake -------------------------------------------------------
+
+  const markPath = (rel: string): void => {
+    if (closed || rel === '' || ignored(rel)) return;
+    const now = Date.now();
+    const p = dirty.get(rel);
+    if (p) p.last = now;
+    else dirty.set(rel, { first: now, last: now, force: !isReady });
+    schedule();
+  };
+
+  const markDir = (rel: string): void => {
+    if (closed || (rel !== '' && ignored(rel))) return;
+    dirtyDirs.add(rel);
+    schedule();
+  };
+
+  const schedule = (delay?: number): void => {
+    if (closed || !isReady) return;
+    const now = Date.now();
+    if (firstPendingAt === null) firstPendingAt = now;
+    const d = delay ?? Math.min(debounceMs, Math.max(0, firstPendingAt + maxWaitMs - now));
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(runFlush, d);
+  };
+
+  const fsw: FSWatcher = chokidarWatch(rootAbs, {
+    ignoreInitial: true, // the initial state comes from our own walk
+    followSymlinks: false,
+    atomic: false, // its editor heuristics hide names; our ignore list decides
+    usePolling: false,
+    persistent: true,
+    ignorePermissionErrors: true,
+    ignored: (p: string, stats?: Stats) => {
+      const rel = relOf(p);
+      if (rel === null || rel === '') return false;
+      if (ignored(rel)) return true;
+      // Folders only: a file given to chokidar costs an inotify watch of its own.
+      return stats !== undefined && !stats.isDirectory();
+    },
+  });
+
+  fsw.on('raw', (_event: string, evPath: unknown, details: unknown) => {
+    if (closed) return;
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (typeof watched !== 'string') return;
+    const dirAbs = path.resolve(watched);
+    if (typeof evPath !== 'string' || evPath === '') {
+      const rel = relOf(dirAbs);
+      if (rel !== null) markDir(rel);
+      return;
+    }
+    const rel = relOf(path.resolve(dirAbs, evPath));
+    if (rel !== null) markPath(rel);
+  });
+
+  fsw.on('addDir', (p: string) => {
+    if (!isReady) return;
+    const rel = relOf(path.resolve(p));
+    if (rel === null) return;
+    markDir(rel);
+    // Files created between our walk and chokidar attaching the folder's watch: look once more.
+    const t = setTimeout(() => {
+      recheckTimers.delete(t);
+      markDir(rel);
+    }, Math.max(1000, 5 * debounceMs));
+    recheckTimers.add(t);
+  });
+
+  fsw.on('unlinkDir', (p: string) => {
+    const rel = relOf(path.resolve(p));
+    if (rel !== null) markDir(rel);
+  });
+
+  fsw.on('error', (e: unknown) => onError(watchError(e)));
+
+  // ---- reconciliation -----------------------------------------------------
+
+  /** Collects changes for one flush; a later observation of a path replaces an earlier one. */
+  type Changes = Map<string, WatchChange>;
+
+  const recentlyModified = (st: Stats, now: number): boolean => {
+    const age = now - st.mtimeMs;
+    return age >= 0 && age < settleMs;
+  };
+
+  const observeFile = (rel: string, st: Stats, force: boolean, out: Changes): void => {
+    const sig = sigOf(st);
+    const prev = known.get(rel);
+    known.set(rel, sig);
+    if (!force && prev && sameSig(prev, sig)) return;
+    out.set(rel, { kind: 'upsert', path: rel, size: st.size });
+  };
+
+  const forgetFile = (rel: string, force: boolean, out: Changes): void => {
+    const had = known.delete(rel);
+    if (had || force) out.set(rel, { kind: 'delete', path: rel });
+  };
+
+  const forgetUnder = (dirRel: string, out: Changes, keep?: Set<string>): void => {
+    const prefix = dirRel === '' ? '' : dirRel + '/';
+    for (const k of [...known.keys()]) {
+      if (k.startsWith(prefix) && !keep?.has(k)) forgetFile(k, false, out);
+    }
+    for (const d of [...knownDirs]) {
+      if ((d === dirRel || d.startsWith(prefix)) && !keep?.has(d)) knownDirs.delete(d);
+    }
+  };
+
+  /** Walks `dirRel` recursively and reconciles everything known under it with the disk. */
+  const reconcileDir = async (dirRel: string, out: Changes, report: boolean): Promise<void> => {
+    const seen = new Set<string>();
+    const now = Date.now();
+    const walk = async (rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(absOf(rel), { withFileTypes: true });
+      } catch (e) {
+        const c = errCode(e);
+        if (c !== 'ENOENT' && c !== 'ENOTDIR') onError(fsError(e, 'list', rel));
+        return;
+      }
+      if (rel !== '') {
+        knownDirs.add(rel);
+        seen.add(rel);
+      }
+      const subdirs: string[] = [];
+      const files: string[] = [];
+      for (const ent of entries) {
+        const child = rel === '' ? ent.name : `${rel}/${ent.name}`;
+        if (ignored(child)) continue;
+        if (ent.isDirectory()) subdirs.push(child);
+        else if (ent.isFile()) files.push(child);
+      }
+      for (let i = 0; i < files.length; i += 256) {
+        await Promise.all(
+          files.slice(i, i + 256).map(async (f) => {
+            try {
+              const st = await lstat(absOf(f));
+              if (!st.isFile()) return;
+              seen.add(f);
+              if (recentlyModified(st, now) && isReady) {
+                // Still being written: keep the old signature and look again once it settles.
+                const p = dirty.get(f);
+                if (!p) dirty.set(f, { first: now, last: st.mtimeMs, force: false });
+                return;
+              }
+              if (report) observeFile(f, st, false, out);
+              else known.set(f, sigOf(st));
+            } catch {
+              /* vanished between readdir and lstat: treated as absent below */
+            }
+          }),
+        );
+      }
+      for (const d of subdirs) await walk(d);
+    };
+    await walk(dirRel);
+    // Files still pending (kept out of `seen` above) must not be deleted.
+    for (const [p] of dirty) if (known.has(p)) seen.add(p);
+    forgetUnder(dirRel, out, seen);
+  };
+
+  const checkPath = async (rel: string, pend: Pending, now: number, out: Changes): Promise<void> => {
+    let st: Stats | null = null;
+    try {
+      st = await lstat(absOf(rel));
+    } catch (e) {
+      const c = errCode(e);
+      if (c !== 'ENOENT' && c !== 'ENOTDIR') {
+        onError(fsError(e, 'stat', rel));
+        return;
+      }
+    }
+    if (st === null || (!st.isFile() && !st.isDirectory())) {
+      // Gone (or replaced by a symlink / special file, which the watcher does not follow).
+      forgetFile(rel, pend.force, out);
+      if (knownDirs.has(rel)) forgetUnder(rel, out);
+      return;
+    }
+    if (st.isDirectory()) {
+      if (known.has(rel)) forgetFile(rel, false, out); // a file became a folder
+      await reconcileDir(rel, out, true);
+      return;
+    }
+    if (knownDirs.has(rel)) forgetUnder(rel, out); // a folder became a file
+    if (recentlyModified(st, now) && now - pend.first < maxWaitMs) {
+      dirty.set(rel, { ...pend, last: Math.max(pend.last, st.mtimeMs) });
+      return;
+    }
+    observeFile(rel, st, pend.force, out);
+  };
+
+  const flagOwn = async (changes: WatchChange[]): Promise<WatchChange[]> => {
+    const own = opts.ownWrites;
+    if (!own) return changes;
+    const out: WatchChange[] = [];
+    for (const ch of changes) {
+      let isOwn = false;
+      if (ch.kind === 'delete') {
+        isOwn = await own.isOwn(ch.path, { exists: false });
+      } else {
+        const sig = known.get(ch.path);
+        if (sig) {
+          const abs = absOf(ch.path);
+          isOwn = await own.isOwn(ch.path, { exists: true, sig, readEtag: async () => etagOf(await readFile(abs)) });
+        }
+      }
+      if (isOwn) {
+        if (opts.dropOwnWrites) continue;
+        out.push({ ...ch, own: true });
+      } else out.push(ch);
+    }
+    return out;
+  };
+
+  const deliver = async (changes: WatchChange[]): Promise<void> => {
+    for (let i = 0; i < changes.length; i += maxBatch) {
+      if (closed) return;
+      try {
+        await opts.onBatch(changes.slice(i, i + maxBatch));
+      } catch (e) {
+        onError(e instanceof AppError ? e : new AppError('internal', `The watcher's batch handler failed: ${(e as Error)?.message ?? e}`));
+      }
+    }
+  };
+
+  const order = (out: Changes): WatchChange[] => {
+    const all = [...out.values()];
+    const byPath = (a: WatchChange, b: WatchChange) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    return [...all.filter((c) => c.kind === 'delete').sort(byPath), ...all.filter((c) => c.kind === 'upsert').sort(byPath)];
+  };
+
+  const flushOnce = async (all: boolean): Promise<void> => {
+    const now = Date.now();
+    firstPendingAt = null;
+    const dirs = [...dirtyDirs].sort();
+    dirtyDirs.clear();
+    const paths: [string, Pending][] = [];
+    for (const [p, pend] of dirty) {
+      if (all || now - pend.last >= settleMs || now - pend.first >= maxWaitMs) {
+        paths.push([p, pend]);
+        dirty.delete(p);
+      }
+    }
+    const out: Changes = new Map();
+    // A folder inside another folder being reconciled is covered by the outer walk.
+    const roots = dirs.filter((d, i) => !dirs.slice(0, i).some((o) => o === '' || d.startsWith(o + '/')));
+    for (const d of roots) await reconcileDir(d, out, true);
+    for (let i = 0; i < paths.length; i += 256) {
+      await Promise.all(paths.slice(i, i + 256).map(([p, pend]) => checkPath(p, pend, now, out)));
+    }
+    if (closed) return;
+    const changes = await flagOwn(order(out));
+    if (changes.length > 0) await deliver(changes);
+  };
+
+  const runFlush = (): void => {
+    timer = undefined;
+    if (closed) return;
+    if (flushing) {
+      flushAgain = true;
+      return;
+    }
+    flushing = (async () => {
+      try {
+        await flushOnce(false);
+      } catch (e) {
+        onError(e instanceof AppError ? e : new AppError('internal', `The watcher failed to process changes: ${(e as Error)?.message ?? e}`));
+      } finally {
+        flushing = null;
+      }
+      if (closed) return;
+      if (flushAgain || dirty.size > 0 || dirtyDirs.size > 0) {
+        flushAgain = false;
+        firstPendingAt = null;
+        // Held-back paths wait for their settle time; fresh events use the debounce.
+        const soonest = Math.min(...[...dirty.values()].map((p) => Math.max(0, p.last + settleMs - Date.now())), debounceMs);
+        schedule(dirtyDirs.size > 0 ? debounceMs : soonest);
+      }
+    })();
+  };
+
+  // ---- start-up -------------------------------------------------------------
+
+  let resolveReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    resolveReady = resolve;
+    fsw.once('ready', () => {
+      void (async () => {
+        try {
+          const out: Changes = new Map();
+          await reconcileDir('', out, !ignoreInitial);
+          isReady = true;
+          if (!ignoreInitial && out.size > 0) await deliver(order(out));
+          // Events that arrived during the walk are reported even if the walk already saw their result.
+          if (dirty.size > 0 || dirtyDirs.size > 0) schedule();
+          if (opts.rescanIntervalMs && opts.rescanIntervalMs > 0) {
+            rescanTimer = setInterval(() => markDir(''), opts.rescanIntervalMs);
+            rescanTimer.unref?.();
+          }
+          resolve();
+        } catch (e) {
+          reject(e);
+        }
+      })();
+    });
+  });
+  ready.catch(() => undefined);
+
+  return {
+    root: rootAbs,
+    ready,
+    async rescan() {
+      await ready;
+      while (flushing) await flushing;
+      if (closed) return;
+      dirtyDirs.add('');
+      flushing = (async () => {
+        try {
+          await flushOnce(true);
+        } finally {
+          flushing = null;
+        }
+      })();
+      await flushing;
+    },
+    stats() {
+      return {
+        knownFiles: known.size,
+        knownFolders: knownDirs.size,
+        watchedFolders: Object.keys(fsw.getWatched()).filter((d) => relOf(path.resolve(d)) !== null).length,
+        pendingPaths: dirty.size,
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (timer) clearTimeout(timer);
+      if (rescanTimer) clearInterval(rescanTimer);
+      for (const t of recheckTimers) clearTimeout(t);
+      recheckTimers = new Set();
+      await fsw.close();
+      await flushing?.catch(() => undefined);
+      resolveReady(); // a watcher closed before it was ready will never be; do not leave waiters hanging
+    },
+  };
+}
