@@ -16,6 +16,8 @@ import { normalizeScene } from './excalidraw-file.js';
 export const EXPORT_PADDING = 10;
 /** Longest PNG side; a larger export is scaled down to fit (see renderPng). */
 export const MAX_PNG_SIDE = 16384;
+/** Most pixels in one PNG (32 Mi px, 128 MiB of RGBA while rendering); a larger export is scaled down to fit. */
+export const MAX_PNG_PIXELS = 32 * 1024 * 1024;
 export const MAX_PNG_SCALE = 8;
 /** Largest chunk `chunk` hands out, as the spec's `limit` maximum. */
 export const MAX_CHUNK = 524288;
@@ -488,7 +490,8 @@ export interface RenderPngOptions {
 /**
  * The scene as PNG bytes (resvg, system fonts). The image is
  * `round(svgWidth * scale)` × `round(svgHeight * scale)` pixels; when that
- * would exceed MAX_PNG_SIDE on either side the scale is lowered to fit.
+ * would exceed MAX_PNG_SIDE on either side or MAX_PNG_PIXELS in all, the
+ * scale is lowered to fit.
  */
 export function renderPng(scene: unknown, options: RenderPngOptions = {}): Buffer {
   const scale = options.scale ?? 1;
@@ -496,7 +499,21 @@ export function renderPng(scene: unknown, options: RenderPngOptions = {}): Buffe
     throw new CanvasInputError('scale', `scale must be a number > 0 and <= ${MAX_PNG_SCALE}, got ${String(scale)}`);
   }
   const { svg, size } = renderSvgWithSize(scene);
-  const fit = Math.min(scale, MAX_PNG_SIDE / size.width, MAX_PNG_SIDE / size.height);
+  let fit = Math.min(
+    scale,
+    MAX_PNG_SIDE / size.width,
+    MAX_PNG_SIDE / size.height,
+    Math.sqrt(MAX_PNG_PIXELS / (size.width * size.height)),
+  );
+  // resvg rounds each side; step down until the rounded image fits too
+  while (
+    fit < scale &&
+    (Math.round(size.width * fit) > MAX_PNG_SIDE ||
+      Math.round(size.height * fit) > MAX_PNG_SIDE ||
+      Math.round(size.width * fit) * Math.round(size.height * fit) > MAX_PNG_PIXELS)
+  ) {
+    fit *= 0.999;
+  }
   const resvg = new Resvg(svg, {
     fitTo: fit === 1 ? { mode: 'original' } : { mode: 'zoom', value: fit },
     font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },

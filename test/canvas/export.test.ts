@@ -184,6 +184,11 @@ describe('renderPng', () => {
     scene.elements = [el('rectangle', { x: 0, y: 0, width: 40000, height: 10, roughness: 0 })];
     const png = renderPng(scene, { scale: 2 });
     expect(pngSize(png).width).toBeLessThanOrEqual(16384);
+    const square = blankScene();
+    square.elements = [el('rectangle', { x: 0, y: 0, width: 12000, height: 12000, roughness: 0 })];
+    const { width, height } = pngSize(renderPng(square, { scale: 1 }));
+    expect(width * height).toBeLessThanOrEqual(32 * 1024 * 1024);
+    expect(width).toBeGreaterThan(5000);
   });
 
   it('validates the scale', () => {
