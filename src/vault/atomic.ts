@@ -87,12 +87,19 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** mkdir -p, fsyncing the parent of every folder it had to create. */
+/**
+ * mkdir -p for the folder of `label` (the path about to be written), fsyncing
+ * the parent of every folder it had to create. A file in the way is a 409
+ * `parent_not_folder`.
+ */
 export async function ensureDir(dir: string, label: string): Promise<void> {
   let created: string | undefined;
   try {
     created = await mkdir(dir, { recursive: true });
   } catch (e) {
+    const c = errCode(e);
+    // mkdir -p reports a file in the way as EEXIST (last component) or ENOTDIR (earlier one).
+    if (c === 'EEXIST' || c === 'ENOTDIR') throw fsError(Object.assign(new Error(c), { code: 'ENOTDIR' }), 'write', label);
     throw fsError(e, 'mkdir', label);
   }
   if (created === undefined) return;
@@ -113,7 +120,7 @@ export async function writeFileAtomic(absPath: string, bytes: Uint8Array | strin
   const io: AtomicIo = { ...defaultIo, ...opts.io };
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
   const dir = path.dirname(absPath);
-  await ensureDir(dir, label.includes('/') ? label.slice(0, label.lastIndexOf('/')) : label);
+  await ensureDir(dir, label);
 
   let mode: number | undefined;
   try {

@@ -423,15 +423,20 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
       } finally {
         flushing = null;
       }
-      if (closed) return;
-      if (flushAgain || dirty.size > 0 || dirtyDirs.size > 0) {
-        flushAgain = false;
-        firstPendingAt = null;
-        // Held-back paths wait for their settle time; fresh events use the debounce.
-        const soonest = Math.min(...[...dirty.values()].map((p) => Math.max(0, p.last + settleMs - Date.now())), debounceMs);
-        schedule(dirtyDirs.size > 0 ? debounceMs : soonest);
-      }
+      afterFlush();
     })();
+  };
+
+  /** Schedules the next flush for whatever is still pending (held-back paths, events during the flush). */
+  const afterFlush = (): void => {
+    if (closed) return;
+    if (flushAgain || dirty.size > 0 || dirtyDirs.size > 0) {
+      flushAgain = false;
+      firstPendingAt = null;
+      // Held-back paths wait for their settle time; fresh events use the debounce.
+      const soonest = Math.min(...[...dirty.values()].map((p) => Math.max(0, p.last + settleMs - Date.now())), debounceMs);
+      schedule(dirtyDirs.size > 0 ? debounceMs : soonest);
+    }
   };
 
   // ---- start-up -------------------------------------------------------------
@@ -469,6 +474,8 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
       while (flushing) await flushing;
       if (closed) return;
       dirtyDirs.add('');
+      if (timer) clearTimeout(timer);
+      timer = undefined;
       flushing = (async () => {
         try {
           await flushOnce(true);
@@ -476,7 +483,11 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
           flushing = null;
         }
       })();
-      await flushing;
+      try {
+        await flushing;
+      } finally {
+        afterFlush();
+      }
     },
     stats() {
       return {

@@ -275,6 +275,16 @@ describe('delete, move, list, events', () => {
     expect(await allFiles(home.root)).toEqual(['a.log', 'a.md']);
   });
 
+  it('a file where a folder should be is a clear 409, not a 500', async () => {
+    const home = await newHome();
+    await home.write('plain.md', 'p');
+    const err = await appError(() => home.write('plain.md/child.md', 'c'));
+    expect(err.status).toBe(409);
+    expect(err.details?.reason).toBe('parent_not_folder');
+    await home.write('dir/x.md', 'x');
+    expect((await appError(() => home.write('dir', 'x'))).details?.reason).toBe('is_a_folder');
+  });
+
   it('read of a folder or missing file is a clear error', async () => {
     const home = await newHome();
     await home.write('f/x.md', 'x');
