@@ -1,9 +1,10 @@
 /**
  * Section 4.1 of the spec: accounts and authentication (50 actions).
- * Declarations only; handlers are attached when the area is built.
+ * Handlers live in handlers.ts; actions without one answer 501 not_implemented.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import * as h from './handlers.js';
 
 const AREA = '4.1 Account';
 
@@ -50,6 +51,7 @@ export const actions = [
     area: AREA,
     summary: "Shows the security overview of the caller's account.",
     input: {},
+    handler: h.accountSecurity,
   }),
   defineAction({
     name: 'add_start',
@@ -164,6 +166,7 @@ export const actions = [
     area: AREA,
     summary: 'Ends the current command-line session.',
     input: {},
+    handler: h.cliLogout,
   }),
   defineAction({
     name: 'create_app_password',
@@ -208,6 +211,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => h.createAppPassword(ctx, body),
   }),
   defineAction({
     name: 'create_app_password_profiles',
@@ -270,6 +274,7 @@ export const actions = [
     area: AREA,
     summary: 'Shows the signed-in User.',
     input: {},
+    handler: h.currentUser,
   }),
   defineAction({
     name: 'download_app_password_profile',
@@ -355,6 +360,7 @@ export const actions = [
     area: AREA,
     summary: "Lists the caller's App Passwords (never their secrets).",
     input: {},
+    handler: h.listAppPasswords,
   }),
   defineAction({
     name: 'list_invites',
@@ -400,6 +406,7 @@ export const actions = [
     area: AREA,
     summary: "Lists the caller's active sessions (web and installations).",
     input: {},
+    handler: h.listSessions,
   }),
   defineAction({
     name: 'list_users',
@@ -415,6 +422,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists the Users of the Instance. Admin only.',
     input: {},
+    handler: h.listUsers,
   }),
   defineAction({
     name: 'login_finish',
@@ -748,6 +756,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => h.revokeAll(ctx, body.keep_current),
   }),
   defineAction({
     name: 'revoke_app_password',
@@ -763,6 +772,7 @@ export const actions = [
     area: AREA,
     summary: 'Revokes one of the caller\'s App Passwords. Needs a recent confirmation.',
     input: { path: UuidId },
+    handler: (ctx, { path }) => h.revokeAppPassword(ctx, path.id),
   }),
   defineAction({
     name: 'revoke_invite',
@@ -793,6 +803,7 @@ export const actions = [
     area: AREA,
     summary: 'Ends one of the caller\'s sessions. Needs a recent confirmation.',
     input: { path: StringId },
+    handler: (ctx, { path }) => h.revokeSession(ctx, path.id),
   }),
   defineAction({
     name: 'set_share_invites_setting',
@@ -886,6 +897,7 @@ export const actions = [
     area: AREA,
     summary: 'Ends the current session.',
     input: {},
+    handler: h.signOut,
   }),
   defineAction({
     name: 'start',
@@ -932,6 +944,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, body }) => h.updateDisabled(ctx, path.id, body.disabled),
   }),
   defineAction({
     name: 'update_profile',
@@ -949,6 +962,7 @@ export const actions = [
     input: {
       body: Type.Object({ display_name: Type.String(), username: Type.String() }, { additionalProperties: false }),
     },
+    handler: (ctx, { body }) => h.updateProfile(ctx, body),
   }),
   defineAction({
     name: 'update_quota',
@@ -968,6 +982,7 @@ export const actions = [
       path: UuidId,
       body: Type.Object({ quota_override_bytes: Type.Optional(QuotaOverride) }, { additionalProperties: false }),
     },
+    handler: (ctx, { path, body }) => h.updateQuota(ctx, path.id, body.quota_override_bytes ?? null),
   }),
   defineAction({
     name: 'update_role',
@@ -986,5 +1001,6 @@ export const actions = [
       path: UuidId,
       body: Type.Object({ role: Role }, { additionalProperties: false }),
     },
+    handler: (ctx, { path, body }) => h.updateRole(ctx, path.id, body.role),
   }),
 ];

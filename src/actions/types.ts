@@ -3,7 +3,7 @@
  * HTTP routes, `quire action run`, MCP tools, `quire actions list`, docs — is
  * derived from these records; nothing else names a route or a scope.
  */
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TOptional, TSchema } from '@sinclair/typebox';
 import type { ActionContext } from './context.js';
 
 export type Scope = 'none' | 'account' | 'admin' | 'data';
@@ -31,7 +31,7 @@ export interface ActionInput<S extends InputSchemas = InputSchemas> {
   path: S['path'] extends TObject ? Static<S['path']> : Record<string, never>;
   query: S['query'] extends TObject ? Static<S['query']> : Record<string, never>;
   headers: S['headers'] extends TObject ? Static<S['headers']> : Record<string, never>;
-  body: Part<S['body']>;
+  body: S['body'] extends TOptional<infer T> ? Static<T> | undefined : Part<S['body']>;
 }
 
 export type ActionHandler<S extends InputSchemas = InputSchemas> = (

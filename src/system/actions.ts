@@ -4,6 +4,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { systemInfo } from './handlers.js';
 
 const AREA = '4.3 System';
 
@@ -147,5 +148,6 @@ export const actions = [
     area: AREA,
     summary: 'Shows information about the Instance; needs no bearer token.',
     input: {},
+    handler: systemInfo,
   }),
 ];

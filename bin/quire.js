@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// The `quire` command: runs the TypeScript sources through tsx, so no build step is needed.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../src/surfaces/cli/main.ts');

@@ -1,0 +1,129 @@
+/**
+ * Users and the rules people expect of them: usernames unique ignoring case,
+ * never fewer than one enabled owner, only owners make or unmake owners.
+ * Functions here change a store draft (inside a transaction) and throw
+ * AppErrors; handlers and the admin command line share them.
+ */
+import fs from 'node:fs';
+import { AppError, errors } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import { paths, type Config } from '../core/config.js';
+import type { SidecarData, UserRecord } from '../store/schema.js';
+import { ROLES, type Role } from './caller.js';
+
+/** Usernames name a Home folder, so they are portable file names. */
+const USERNAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9_-])?$/;
+
+export function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) {
+    throw new AppError(
+      'bad_request',
+      'username must be 1 to 64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit and not ending with "."',
+      { details: { field: 'username' } },
+    );
+  }
+}
+
+export function checkDisplayName(name: string): void {
+  if (name.trim().length === 0 || name.length > 200) {
+    throw new AppError('bad_request', 'display_name must be 1 to 200 characters and not blank', {
+      details: { field: 'display_name' },
+    });
+  }
+}
+
+export function checkRole(role: string): asserts role is Role {
+  if (!(ROLES as readonly string[]).includes(role)) {
+    throw new AppError('bad_request', `role must be one of ${ROLES.join(', ')}`, { details: { field: 'role' } });
+  }
+}
+
+function checkUniqueUsername(data: SidecarData, username: string, exceptId?: string): void {
+  const clash = data.users.find((u) => u.id !== exceptId && u.username.toLowerCase() === username.toLowerCase());
+  if (clash) {
+    throw new AppError('name_conflict_case', `username "${username}" is taken (as "${clash.username}"; usernames ignore case)`, {
+      details: { field: 'username', existing: clash.username },
+    });
+  }
+}
+
+export function findUser(data: SidecarData, id: string): UserRecord {
+  const user = data.users.find((u) => u.id === id);
+  if (!user) throw errors.notFound(`No user with id ${id}`, { id });
+  return user;
+}
+
+export function createUser(
+  data: SidecarData,
+  input: { username: string; displayName?: string; role: string; now: number },
+): UserRecord {
+  checkUsername(input.username);
+  checkRole(input.role);
+  const displayName = input.displayName ?? input.username;
+  checkDisplayName(displayName);
+  checkUniqueUsername(data, input.username);
+  const user: UserRecord = {
+    id: newId(),
+    username: input.username,
+    display_name: displayName,
+    role: input.role,
+    disabled: false,
+    quota_override_bytes: null,
+    created_at: input.now,
+  };
+  data.users.push(user);
+  data.instance.setup_token_hash = null;
+  return user;
+}
+
+export async function ensureHomeFolder(config: Config, username: string): Promise<string> {
+  const dir = paths.home(config, username);
+  await fs.promises.mkdir(dir, { recursive: true });
+  return dir;
+}
+
+const enabledOwners = (data: SidecarData) => data.users.filter((u) => u.role === 'owner' && !u.disabled);
+
+export function setRole(data: SidecarData, actor: { role: Role }, targetId: string, role: string): UserRecord {
+  checkRole(role);
+  const target = findUser(data, targetId);
+  if ((role === 'owner' || target.role === 'owner') && actor.role !== 'owner') {
+    throw errors.forbidden('Only an owner can grant or take away the owner role', { reason: 'owner_only' });
+  }
+  if (target.role === 'owner' && role !== 'owner' && !target.disabled && enabledOwners(data).length === 1) {
+    throw errors.conflict('This is the last owner; make someone else owner first', { reason: 'last_owner' });
+  }
+  target.role = role;
+  return target;
+}
+
+export function setDisabled(data: SidecarData, actor: { role: Role }, targetId: string, disabled: boolean): UserRecord {
+  const target = findUser(data, targetId);
+  if (target.role === 'owner' && actor.role !== 'owner') {
+    throw errors.forbidden('Only an owner can disable or enable an owner', { reason: 'owner_only' });
+  }
+  if (disabled && target.role === 'owner' && !target.disabled && enabledOwners(data).length === 1) {
+    throw errors.conflict('This is the last owner; it cannot be disabled', { reason: 'last_owner' });
+  }
+  target.disabled = disabled;
+  return target;
+}
+
+export function setQuota(data: SidecarData, targetId: string, quota: number | null): UserRecord {
+  const target = findUser(data, targetId);
+  target.quota_override_bytes = quota;
+  return target;
+}
+
+/** The user record as the API shows it. */
+export function publicUser(u: UserRecord) {
+  return {
+    id: u.id,
+    username: u.username,
+    display_name: u.display_name,
+    role: u.role,
+    disabled: u.disabled,
+    quota_override_bytes: u.quota_override_bytes,
+    created_at: u.created_at,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The one path every call takes, whatever the surface: authenticate, check
+ * scopes and role, recent confirmation, `--confirm`, validate, run the
+ * handler, and turn every failure into an AppError.
+ */
+import { AppError, errors, toAppError } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import type { Caller } from '../accounts/caller.js';
+import { authenticate } from '../accounts/credentials.js';
+import { missingScopes } from '../accounts/grants.js';
+import type { ActionContext, SurfaceName } from './context.js';
+import { toOutcome, type ActionOutcome } from './reply.js';
+import type { ActionDef } from './types.js';
+import { validateInput, type RawInput } from './validate.js';
+
+export interface CallOptions {
+  services: Services;
+  surface: SurfaceName;
+  /** The bearer token sent with the call, if any. */
+  token?: string | null;
+  /** An already-known caller (the command line's local vault mode). */
+  caller?: Caller;
+  /** `--confirm` on the command line, `confirm: true` over MCP. HTTP callers confirm by calling. */
+  confirm?: boolean;
+  /** Reports unexpected failures; the caller never sees their text. */
+  onInternalError?: (err: unknown, action: ActionDef<any>) => void;
+}
+
+/**
+ * The action surfaces (command line, MCP) refuse a destructive call without
+ * an explicit confirmation before anything is sent or run.
+ */
+export function checkConfirmation(action: ActionDef<any>, confirm: boolean | undefined, surface: SurfaceName): void {
+  if (surface === 'http' || action.effect !== 'destructive' || confirm === true) return;
+  const how = surface === 'mcp' ? 'set "confirm": true in the tool arguments' : 'add --confirm';
+  throw new AppError('bad_request', `${action.name} changes data; ${how} to run it`, {
+    details: { reason: 'confirmation_required', action: action.name },
+  });
+}
+
+function checkAccess(action: ActionDef<any>, caller: Caller | null, now: number, rcSeconds: number): void {
+  const needsCaller = action.scopes.some((s) => s !== 'none');
+  if (!needsCaller) return;
+  if (!caller) throw new AppError('unauthorized', 'This action needs a bearer token (Authorization: Bearer <token>)');
+  const missing = missingScopes(caller.grants, action.scopes, action.effect);
+  if (missing.length > 0) {
+    throw new AppError('forbidden', `This credential lacks the scope this action needs: ${missing.join(', ')}`, {
+      details: { reason: 'missing_scope', needs: missing.join(',') },
+    });
+  }
+  if (action.recentConfirmation) {
+    const fresh = caller.confirmedAt !== null && now - caller.confirmedAt <= rcSeconds * 1000;
+    if (!fresh) {
+      throw new AppError('forbidden', 'This action needs a recent confirmation: confirm with your passkey or identity provider, then retry', {
+        details: { reason: 'recent_confirmation_required' },
+      });
+    }
+  }
+}
+
+export async function dispatch(action: ActionDef<any>, raw: RawInput, opts: CallOptions): Promise<ActionOutcome> {
+  const now = Date.now();
+  try {
+    let caller: Caller | null = opts.caller ?? null;
+    if (!caller && opts.token) {
+      try {
+        caller = authenticate(opts.services.store, opts.token, now);
+      } catch (e) {
+        // A route that needs no token ignores a stale one rather than failing.
+        if (action.scopes.some((s) => s !== 'none')) throw e;
+      }
+    }
+    checkAccess(action, caller, now, opts.services.config.recentConfirmationSeconds);
+    checkConfirmation(action, opts.confirm, opts.surface);
+    const input = validateInput(action, raw);
+    if (!action.handler) throw errors.notImplemented(action.name);
+    const ctx: ActionContext = { caller, services: opts.services, surface: opts.surface, now: () => Date.now() };
+    return toOutcome(await action.handler(ctx, input as never));
+  } catch (e) {
+    if (!(e instanceof AppError)) opts.onInternalError?.(e, action);
+    throw toAppError(e);
+  }
+}

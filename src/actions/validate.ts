@@ -1,0 +1,132 @@
+/**
+ * Input validation for every surface, compiled once per action from its
+ * TypeBox schemas. Path, query and header values arrive as strings over HTTP,
+ * so those parts are coerced to the schema's types; bodies are taken as sent.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { TypeGuard, type TSchema } from '@sinclair/typebox';
+import { AppError, errors } from '../core/errors.js';
+import type { ActionDef, ActionInput } from './types.js';
+
+// ajv-formats is CommonJS; under NodeNext its callable export sits on `default`.
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+const coercing = makeAjv(true);
+const exact = makeAjv(false);
+
+export type Part = 'path' | 'query' | 'headers' | 'body';
+const PARTS: Part[] = ['path', 'query', 'headers', 'body'];
+
+/** The raw input of a call: what the command line's `--input` object holds, or what HTTP delivered. */
+export interface RawInput {
+  path?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+  body?: unknown;
+}
+
+const compiled = new WeakMap<ActionDef<any>, Partial<Record<Part, ValidateFunction>>>();
+
+function validatorsOf(action: ActionDef<any>): Partial<Record<Part, ValidateFunction>> {
+  let v = compiled.get(action);
+  if (!v) {
+    v = {};
+    for (const part of PARTS) {
+      const schema = action.input[part] as TSchema | undefined;
+      if (schema) v[part] = (part === 'body' ? exact : coercing).compile(schema);
+    }
+    compiled.set(action, v);
+  }
+  return v;
+}
+
+function lowerKeys(obj: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(obj ?? {})) out[k.toLowerCase()] = Array.isArray(val) ? val[0] : val;
+  return out;
+}
+
+/** A readable sentence for the most relevant schema error, and the field it names. */
+function describe(part: Part, errs: ErrorObject[]): { field: string; message: string } {
+  const fieldOf = (e: ErrorObject) => {
+    const extra =
+      e.keyword === 'required'
+        ? `/${(e.params as { missingProperty: string }).missingProperty}`
+        : e.keyword === 'additionalProperties'
+          ? `/${(e.params as { additionalProperty: string }).additionalProperty}`
+          : '';
+    const segs = (e.instancePath + extra).split('/').filter(Boolean);
+    return [part, ...segs].join('.');
+  };
+  // Prefer an `anyOf` failure at the shallowest path: it lists the allowed forms.
+  const anyOf = errs.find((e) => e.keyword === 'anyOf');
+  const best = anyOf ?? errs.find((e) => e.keyword !== 'if') ?? errs[0]!;
+  const field = fieldOf(best);
+  let message: string;
+  switch (best.keyword) {
+    case 'required':
+      message = `${field} is required`;
+      break;
+    case 'additionalProperties':
+      message = `${field} is not a known ${part === 'body' ? 'body field' : `${part} parameter`}`;
+      break;
+    case 'anyOf': {
+      const branches = (best.schema ?? []) as Array<{ const?: unknown; type?: unknown }>;
+      const forms = branches.map((b) => (b.const !== undefined ? JSON.stringify(b.const) : String(b.type ?? 'value')));
+      message = branches.every((b) => b.const !== undefined)
+        ? `${field} must be one of ${forms.join(', ')}`
+        : `${field} must be ${forms.join(' or ')}`;
+      break;
+    }
+    default:
+      message = `${field} ${best.message ?? 'is invalid'}`;
+  }
+  if (field === part && best.keyword === 'type' && part === 'body') {
+    message = `request body ${best.message ?? 'is invalid'}`;
+  }
+  return { field, message };
+}
+
+/**
+ * Validates and normalises raw input against the action's schemas. A missing
+ * `If-Match` (or other conditional header) is 428; anything else is 400 with
+ * `details.field` naming what was wrong.
+ */
+export function validateInput(action: ActionDef<any>, raw: RawInput): ActionInput {
+  const v = validatorsOf(action);
+  const input: Record<Part, unknown> = {
+    path: { ...(raw.path ?? {}) },
+    query: { ...(raw.query ?? {}) },
+    headers: lowerKeys(raw.headers as Record<string, unknown> | undefined),
+    body: raw.body,
+  };
+  for (const part of PARTS) {
+    const check = v[part];
+    if (!check) continue;
+    if (part === 'body' && input.body === undefined && TypeGuard.IsOptional(action.input.body)) continue;
+    if (check(input[part])) continue;
+    const errs = check.errors ?? [];
+    const missingHeader = errs.find(
+      (e) => part === 'headers' && e.keyword === 'required' &&
+        /^if-(none-)?match$/.test((e.params as { missingProperty: string }).missingProperty),
+    );
+    if (missingHeader) {
+      const name = (missingHeader.params as { missingProperty: string }).missingProperty;
+      throw errors.preconditionRequired(name === 'if-match' ? 'If-Match' : 'If-None-Match');
+    }
+    const { field, message } = describe(part, errs);
+    throw new AppError('bad_request', message, { details: { field } });
+  }
+  if (!action.input.body && raw.body !== undefined && raw.body !== null && raw.body !== '') {
+    throw new AppError('bad_request', `${action.name} takes no request body`, { details: { field: 'body' } });
+  }
+  return input as unknown as ActionInput;
+}

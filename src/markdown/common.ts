@@ -1,0 +1,372 @@
+/**
+ * Pure helpers shared by the fast extractor (extract.ts) and the reference
+ * (reference.ts). They hold the rules that do not depend on Markdown
+ * structure: frontmatter YAML, frontmatter-derived facts, wikilink and link
+ * destination syntax, due dates, the word rule and line/column arithmetic.
+ * Everything structural (what is code, a heading, a list item, a text run)
+ * is decided independently by each implementation.
+ */
+import { parseDocument } from 'yaml';
+import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from './facts.js';
+
+// ---------------------------------------------------------------- frontmatter
+
+export interface ParsedFrontmatter {
+  data: Record<string, unknown> | null;
+  error: string | null;
+}
+
+/** Parse frontmatter YAML; never throws. Empty → `{}`; non-mapping or YAML errors → null + error. */
+export function parseFrontmatterYaml(raw: string): ParsedFrontmatter {
+  let doc;
+  try {
+    doc = parseDocument(raw, { prettyErrors: false });
+  } catch (e) {
+    return { data: null, error: e instanceof Error ? e.message : String(e) };
+  }
+  if (doc.errors.length > 0) {
+    return { data: null, error: doc.errors[0]!.message };
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return { data: null, error: e instanceof Error ? e.message : String(e) };
+  }
+  if (value === null || value === undefined) return { data: {}, error: null };
+  if (typeof value !== 'object' || Array.isArray(value) || value instanceof Map || value instanceof Set) {
+    return { data: null, error: 'frontmatter is not a YAML mapping' };
+  }
+  return { data: value as Record<string, unknown>, error: null };
+}
+
+function scalarString(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'bigint') return String(v);
+  return null;
+}
+
+function listOrCommaString(v: unknown): string[] {
+  const out: string[] = [];
+  if (Array.isArray(v)) {
+    for (const item of v) {
+      const s = scalarString(item);
+      if (s !== null && s.trim() !== '') out.push(s.trim());
+    }
+  } else {
+    const s = scalarString(v);
+    if (s !== null) {
+      for (const part of s.split(',')) if (part.trim() !== '') out.push(part.trim());
+    }
+  }
+  return out;
+}
+
+/** Title, id, aliases and tags read from a parsed frontmatter mapping. */
+export function frontmatterFacts(fm: Record<string, unknown> | null): {
+  title: string | null;
+  id: string | null;
+  aliases: string[];
+  tags: string[];
+} {
+  if (!fm) return { title: null, id: null, aliases: [], tags: [] };
+  const t = scalarString(fm['title']);
+  const title = t !== null && t.trim() !== '' ? t.trim() : null;
+  const idv = fm['id'];
+  const id = typeof idv === 'string' && idv.trim() !== '' ? idv.trim() : null;
+  const aliases: string[] = [];
+  for (const a of [...listOrCommaString(fm['aliases']), ...listOrCommaString(fm['alias'])]) {
+    if (!aliases.includes(a)) aliases.push(a);
+  }
+  const raw: string[] = [];
+  for (const key of ['tags', 'tag']) {
+    const v = fm[key];
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        const s = scalarString(item);
+        if (s !== null) raw.push(...s.split(/[\s,]+/u));
+      }
+    } else {
+      const s = scalarString(v);
+      if (s !== null) raw.push(...s.split(/[\s,]+/u));
+    }
+  }
+  const tags: string[] = [];
+  for (let r of raw) {
+    r = r.replace(/^#+/u, '');
+    if (isValidTag(r)) tags.push(r);
+  }
+  return { title, id, aliases, tags: dedupeTags(tags) };
+}
+
+// ----------------------------------------------------------------------- tags
+
+/** One tag character (ASCII letters/digits/_/-// are also matched by the fast path). */
+export const TAG_CHAR_RE = /[\p{L}\p{M}\p{N}_\-/\p{Extended_Pictographic}\p{Emoji_Modifier}\u200D\uFE0F]/u;
+const TAG_BODY_RE = /^[\p{L}\p{M}\p{N}_\-/\p{Extended_Pictographic}\p{Emoji_Modifier}\u200D\uFE0F]+$/u;
+
+/** A tag body (without `#`) is valid when made of tag characters and not only ASCII digits. */
+export function isValidTag(body: string): boolean {
+  return TAG_BODY_RE.test(body) && !/^[0-9]+$/.test(body);
+}
+
+/** Deduplicate case-insensitively, keeping the first spelling. */
+export function dedupeTags(tags: Iterable<string>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of tags) {
+    const k = t.toLowerCase();
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ wikilinks
+
+export interface LinkParts {
+  target: string;
+  heading: string | null;
+  blockId: string | null;
+}
+
+/**
+ * Parse the inside of `[[...]]`. Returns null when it is not a link (empty
+ * target and no subpath). `\|` (the table escape) counts as `|`.
+ */
+export function parseWikilinkInner(inner: string): (LinkParts & { alias: string | null }) | null {
+  const pipe = inner.indexOf('|');
+  let left = pipe < 0 ? inner : inner.slice(0, pipe);
+  let alias: string | null = pipe < 0 ? null : inner.slice(pipe + 1).trim();
+  if (alias === '') alias = null;
+  if (pipe >= 0 && left.endsWith('\\')) left = left.slice(0, -1);
+  const parts = splitSubpath(left, false);
+  if (parts === null) return null;
+  return { ...parts, alias };
+}
+
+function splitSubpath(s: string, decode: boolean): LinkParts | null {
+  const hash = s.indexOf('#');
+  const rawTarget = hash < 0 ? s : s.slice(0, hash);
+  const rawSub = hash < 0 ? null : s.slice(hash + 1);
+  const target = (decode ? percentDecode(rawTarget) : rawTarget).trim();
+  let sub = rawSub === null ? null : (decode ? percentDecode(rawSub) : rawSub).trim();
+  if (sub === '') sub = null;
+  if (target === '' && sub === null) return null;
+  let heading: string | null = null;
+  let blockId: string | null = null;
+  if (sub !== null) {
+    if (sub.startsWith('^')) {
+      const b = sub.slice(1).trim();
+      if (b === '') {
+        if (target === '') return null;
+      } else blockId = b;
+    } else heading = sub;
+  }
+  return { target, heading, blockId };
+}
+
+function percentDecode(s: string): string {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * Interpret a Markdown link destination (escapes and character references
+ * already decoded, angle brackets removed). Null when it is not a link to a
+ * Home file: empty, has a URI scheme (`http:`, `mailto:`, `obsidian:`, …) or
+ * starts with `//`.
+ */
+export function parseMarkdownDestination(url: string): LinkParts | null {
+  if (url === '' || url.startsWith('//') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(url)) return null;
+  return splitSubpath(url, true);
+}
+
+// ------------------------------------------------------------------ due dates
+
+const DUE_RE = /📅\uFE0F?[ \t]*(\d{4}-\d{2}-\d{2})(?![0-9])|\[due::[ \t]*(\d{4}-\d{2}-\d{2})[ \t]*\]|(?<![^\s])due:(\d{4}-\d{2}-\d{2})(?![0-9])/gu;
+
+function validDate(s: string): boolean {
+  const y = Number(s.slice(0, 4));
+  const m = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
+  if (m < 1 || m > 12 || d < 1) return false;
+  const dim = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return d <= dim;
+}
+
+/** The first valid due date in a task's text, by position, or null. */
+export function findDue(text: string): string | null {
+  if (!text.includes('📅') && !text.includes('due:')) return null;
+  DUE_RE.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = DUE_RE.exec(text)) !== null) {
+    const d = m[1] ?? m[2] ?? m[3];
+    if (d !== undefined && validDate(d)) return d;
+  }
+  return null;
+}
+
+// ----------------------------------------------------------------- task text
+
+/** A block id at the very end of a task's first line: returns [textWithoutId, id] or null. */
+export const TRAILING_ID_RE = /(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$/;
+
+// ---------------------------------------------------------------------- words
+
+function isWordCharCode(c: number): boolean {
+  // ASCII fast path: letters and digits.
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+const UNICODE_WORD_RE = /[\p{L}\p{N}]/u;
+const UNICODE_SPACE_RE = /\s/u;
+
+/** True for the characters that separate words (JavaScript `\s`). */
+export function isSpaceCode(c: number): boolean {
+  if (c <= 32) return c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
+  if (c < 128) return false;
+  return UNICODE_SPACE_RE.test(String.fromCharCode(c));
+}
+
+/**
+ * Number of words in `s`: maximal runs of non-whitespace characters that
+ * contain at least one Unicode letter or number (`\p{L}`, `\p{N}`).
+ */
+export function countWords(s: string, from = 0, to = s.length): number {
+  let n = 0;
+  let inRun = false;
+  let hasWord = false;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) {
+      if (c <= 32 && (c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11)) {
+        if (inRun && hasWord) n++;
+        inRun = false;
+        hasWord = false;
+        continue;
+      }
+      inRun = true;
+      if (!hasWord && isWordCharCode(c)) hasWord = true;
+      continue;
+    }
+    if (isSpaceCode(c)) {
+      if (inRun && hasWord) n++;
+      inRun = false;
+      hasWord = false;
+      continue;
+    }
+    inRun = true;
+    if (!hasWord) {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
+        const cp = s.codePointAt(i)!;
+        if (UNICODE_WORD_RE.test(String.fromCodePoint(cp))) hasWord = true;
+      } else if (UNICODE_WORD_RE.test(String.fromCharCode(c))) hasWord = true;
+    }
+  }
+  if (inRun && hasWord) n++;
+  return n;
+}
+
+// ---------------------------------------------------------- lines & columns
+
+/** Offsets at which each line starts (lines end at \n, \r\n or a lone \r). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) starts.push(i + 1);
+    else if (c === 13) {
+      if (text.charCodeAt(i + 1) === 10) i++;
+      starts.push(i + 1);
+    }
+  }
+  return starts;
+}
+
+/** 1-based line number of an offset, given `lineStarts`. */
+export function lineOf(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** The file name of a Home-relative path without its extension. */
+export function fileTitle(path: string): string {
+  const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  const name = path.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+// ------------------------------------------------------------------ assembly
+
+/** The parts each implementation finds; `assembleFacts` turns them into NoteFacts. */
+export interface RawFacts {
+  frontmatterRange: TextRange | null;
+  /** The YAML between the fences (null when there is no block). */
+  frontmatterRaw: string | null;
+  tagOccurrences: TagOccurrence[];
+  headings: Heading[];
+  blocks: BlockAnchor[];
+  links: Link[];
+  tasks: Task[];
+  wordCount: number;
+}
+
+const byOffset = <T extends { offset: number }>(a: T, b: T) => a.offset - b.offset;
+
+export function assembleFacts(path: string, raw: RawFacts): NoteFacts {
+  let frontmatter: Record<string, unknown> | null = null;
+  let frontmatterError: string | null = null;
+  if (raw.frontmatterRaw !== null) {
+    const p = parseFrontmatterYaml(raw.frontmatterRaw);
+    frontmatter = p.data;
+    frontmatterError = p.error;
+  }
+  const fm = frontmatterFacts(frontmatter);
+  const tagOccurrences = raw.tagOccurrences.slice().sort(byOffset);
+  let title: string;
+  let titleSource: NoteFacts['titleSource'];
+  const h1 = raw.headings.find((h) => h.level === 1 && h.text !== '');
+  if (fm.title !== null) {
+    title = fm.title;
+    titleSource = 'frontmatter';
+  } else if (h1) {
+    title = h1.text;
+    titleSource = 'heading';
+  } else {
+    title = fileTitle(path);
+    titleSource = 'filename';
+  }
+  return {
+    path,
+    frontmatter,
+    frontmatterError,
+    frontmatterRange: raw.frontmatterRange,
+    title,
+    titleSource,
+    id: fm.id,
+    aliases: fm.aliases,
+    frontmatterTags: fm.tags,
+    tagOccurrences,
+    tags: dedupeTags([...fm.tags, ...tagOccurrences.map((t) => t.tag)]),
+    headings: raw.headings.slice().sort((a, b) => a.line - b.line),
+    blocks: raw.blocks.slice().sort((a, b) => a.line - b.line || a.column - b.column),
+    links: raw.links.slice().sort((a, b) => a.start - b.start),
+    tasks: raw.tasks.slice().sort((a, b) => a.line - b.line),
+    wordCount: raw.wordCount,
+  };
+}

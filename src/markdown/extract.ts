@@ -1,0 +1,1280 @@
+/**
+ * The FAST fact extractor: a hand-written line scanner. It follows the
+ * CommonMark block algorithm (containers, then leaves) closely enough to know
+ * what is code, HTML, a heading, a paragraph, a list item, a table cell or
+ * frontmatter, and within paragraphs, headings and cells a small left-to-right
+ * inline scanner finds code spans, autolinks, raw HTML and Markdown links.
+ * Everything else (emphasis, entities, …) is irrelevant to the facts and is
+ * never parsed. It must produce exactly what `referenceFacts` (reference.ts,
+ * built on remark) produces; test/markdown/equivalence.test.ts checks that.
+ */
+import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from './facts.js';
+import {
+  assembleFacts,
+  countWords,
+  findDue,
+  isSpaceCode,
+  isValidTag,
+  parseMarkdownDestination,
+  parseWikilinkInner,
+  TAG_CHAR_RE,
+  TRAILING_ID_RE,
+} from './common.js';
+
+// Block kinds.
+const DOC = 0;
+const QUOTE = 1;
+const ITEM = 2;
+const FOOT = 3;
+const PARA = 4;
+const FENCE = 5;
+const INDENTED = 6;
+const HTML = 7;
+const TABLE = 8;
+
+class Blk {
+  k: number;
+  // ITEM
+  markerOffset = 0;
+  padding = 0;
+  line = 0;
+  hasChild = false;
+  firstChildPara: Blk | null = null;
+  task: Task | null = null;
+  taskCheckbox = '';
+  taskConfirmed = false;
+  depth = 0;
+  parentTaskLine: number | null = null;
+  // FENCE
+  fenceChar = 0;
+  fenceLen = 0;
+  fenceOffset = 0;
+  // HTML
+  htmlType = 0;
+  // PARA: per line, content start/end offsets, line number, source line start
+  starts: number[] = [];
+  ends: number[] = [];
+  lineNos: number[] = [];
+  lineStarts: number[] = [];
+  ownerItem: Blk | null = null;
+  constructor(k: number) {
+    this.k = k;
+  }
+}
+
+const RE_ATX = /^#{1,6}(?:[ \t]|$)/;
+const RE_FENCE = /^(?:`{3,}(?![^\n\r]*`)|~{3,})/;
+const RE_CLOSING_FENCE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
+const RE_SETEXT = /^(?:=+|-+)[ \t]*$/;
+const RE_THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
+const RE_CHECKBOX = /^\[( |[^\s[\]\\`])\]/u;
+const RE_BULLET = /^[*+-]/;
+const RE_ORDERED = /^(\d{1,9})([.)])/;
+const RE_FOOTNOTE = /^\[\^(?:[^\s[\]\\]|\\[[\]\\]?)+\]:/;
+const RE_DEFINITION =
+  /^\[(?:[^\\[\]]|\\[\s\S])*[^\s\\[\]](?:[^\\[\]]|\\[\s\S])*\]:[ \t]*(?:<(?:[^<>\\\r\n]|\\[\s\S])*>|[^\s<]\S*)(?:[ \t]+(?:"(?:[^"\\]|\\[\s\S])*"|'(?:[^'\\]|\\[\s\S])*'|\((?:[^()\\]|\\[\s\S])*\)))?[ \t]*$/;
+
+const TAGNAME = '[A-Za-z][A-Za-z0-9-]*';
+const ATTRIBUTE = '(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"\'=<>`\\x00-\\x20]+|\'[^\']*\'|"[^"]*"))?)';
+const OPENTAG = '<' + TAGNAME + ATTRIBUTE + '*\\s*/?>';
+const CLOSETAG = '</' + TAGNAME + '\\s*>';
+const HTML_OPEN = [
+  /./,
+  /^<(?:script|pre|textarea|style)(?:\s|>|$)/i,
+  /^<!--/,
+  /^<[?]/,
+  /^<![A-Za-z]/,
+  /^<!\[CDATA\[/,
+  /^<[/]?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[123456]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:\s|[/]?[>]|$)/i,
+  new RegExp('^(?:' + OPENTAG + '|' + CLOSETAG + ')[ \\t]*$', 'i'),
+];
+const HTML_CLOSE = [/./, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
+const RE_HTML_RAW_NAME = /^<\/?(?:script|pre|textarea|style)(?![A-Za-z0-9-])/i;
+
+// Inline (sticky) patterns, tried at a `<`.
+const RE_AUTOLINK_URI = /<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\x00-\x20<>]*>/y;
+const RE_AUTOLINK_EMAIL =
+  /<[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*>/y;
+const RE_INLINE_HTML = new RegExp(
+  '(?:' +
+    OPENTAG +
+    '|' +
+    CLOSETAG +
+    '|<!-->|<!--->|<!--[\\s\\S]*?-->|<[?][\\s\\S]*?[?]>|<![A-Za-z][^>]*>|<!\\[CDATA\\[[\\s\\S]*?\\]\\]>)',
+  'y',
+);
+
+const MAYBE_SPECIAL = new Uint8Array(128);
+for (const ch of '#`~*+_=<>0123456789-[|:') MAYBE_SPECIAL[ch.charCodeAt(0)] = 1;
+const INLINE_SPECIAL = /[`<[\]#^$]/;
+const ASCII_PUNCT = new Uint8Array(128);
+for (const ch of '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~') ASCII_PUNCT[ch.charCodeAt(0)] = 1;
+const TAG_ASCII = new Uint8Array(128);
+for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/') TAG_ASCII[ch.charCodeAt(0)] = 1;
+
+const NAMED_REFS: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+function isPunct(c: number): boolean {
+  return c < 128 && ASCII_PUNCT[c] === 1;
+}
+
+/** Decode a link destination like mdast's `url`: backslash escapes and character references. */
+function decodeDestination(s: string): string {
+  if (!s.includes('\\') && !s.includes('&')) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 92 && i + 1 < s.length && isPunct(s.charCodeAt(i + 1))) {
+      out += s[i + 1];
+      i++;
+    } else if (c === 38) {
+      const m = /^&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|([A-Za-z][A-Za-z0-9]{0,31}));/.exec(s.slice(i));
+      let rep: string | null = null;
+      if (m) {
+        if (m[1] !== undefined || m[2] !== undefined) {
+          let cp = m[1] !== undefined ? parseInt(m[1], 16) : parseInt(m[2]!, 10);
+          if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
+          rep = String.fromCodePoint(cp);
+        } else rep = NAMED_REFS[m[3]!] ?? null;
+      }
+      if (m && rep !== null) {
+        out += rep;
+        i += m[0].length - 1;
+      } else out += '&';
+    } else out += s[i];
+  }
+  return out;
+}
+
+function backslashesBefore(s: string, i: number): number {
+  let n = 0;
+  while (i - 1 - n >= 0 && s.charCodeAt(i - 1 - n) === 92) n++;
+  return n;
+}
+
+/** Mask `$$ … $$` pairs (math) in visible text. */
+function maskMath(s: string): string {
+  let i = s.indexOf('$$');
+  if (i < 0) return s;
+  let out: string[] | null = null;
+  let open = -1;
+  for (; i >= 0 && i + 1 < s.length; ) {
+    if (backslashesBefore(s, i) % 2 === 0) {
+      if (open < 0) open = i;
+      else {
+        if (!out) out = s.split('');
+        for (let k = open; k < i + 2; k++) if (out[k] !== '\n' && out[k] !== '\r') out[k] = '\u0000';
+        open = -1;
+      }
+      i = s.indexOf('$$', i + 2);
+    } else i = s.indexOf('$$', i + 1);
+  }
+  return out ? out.join('') : s;
+}
+
+/** A piece of phrasing content: one string plus how to map its indices back to the source. */
+interface Segment {
+  /** Content; lines joined by '\n'. */
+  p: string;
+  /** Index in `p` where each line starts. */
+  segStarts: number[];
+  /** Source offset of each line's first content character. */
+  srcStarts: number[];
+  /** Line number of each line. */
+  lineNos: number[];
+  /** Source offset of each line's start (for columns). */
+  lineStartOffs: number[];
+}
+
+class Extractor {
+  readonly text: string;
+  readonly n: number;
+  stack: Blk[] = [new Blk(DOC)];
+
+  // current line
+  ls = 0;
+  le = 0;
+  lineNo = 0;
+  offset = 0;
+  column = 0;
+  partial = false;
+  nextNonspace = 0;
+  nextNonspaceColumn = 0;
+  indent = 0;
+  blank = false;
+  indented = false;
+  allClosed = true;
+  lastMatched = 0; // number of matched blocks in stack
+  // words of this line
+  wordExcl: number[] = [];
+  codeFrom = -1; // offset where code starts on this line (words before it still count)
+
+  // output
+  bom = 0;
+  frontmatterRange: TextRange | null = null;
+  frontmatterRaw: string | null = null;
+  tagOccurrences: TagOccurrence[] = [];
+  headings: Heading[] = [];
+  blocks: BlockAnchor[] = [];
+  links: Link[] = [];
+  tasks: Task[] = [];
+  wordCount = 0;
+
+  constructor(text: string) {
+    this.text = text;
+    this.n = text.length;
+  }
+
+  run(): void {
+    const text = this.text;
+    const n = this.n;
+    this.bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    let ls = this.bom;
+    let lineNo = 1;
+    const hasCR = text.indexOf('\r') >= 0;
+    const nextLine = (from: number): [number, number] => {
+      if (!hasCR) {
+        const k = text.indexOf('\n', from);
+        return k < 0 ? [n, n] : [k, k + 1];
+      }
+      for (let i = from; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 10) return [i, i + 1];
+        if (c === 13) return [i, text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1];
+      }
+      return [n, n];
+    };
+    // Frontmatter: `---` (+ spaces/tabs) on the first line, closed by the same.
+    if (text.startsWith('---', ls)) {
+      const [e0, nx0] = nextLine(ls);
+      if (nx0 > e0 && /^---[ \t]*$/.test(text.slice(ls, e0))) {
+        let l = nx0;
+        let ln = 2;
+        while (l < n) {
+          const [e, nx] = nextLine(l);
+          if (/^---[ \t]*$/.test(text.slice(l, e))) {
+            this.frontmatterRange = { start: ls, end: nx };
+            let raw = text.slice(nx0, l);
+            raw = raw.replace(/(\r\n|\r|\n)$/, '');
+            this.frontmatterRaw = raw;
+            ls = nx;
+            lineNo = ln + 1;
+            break;
+          }
+          l = nx;
+          ln++;
+        }
+      }
+    }
+    while (ls < n) {
+      const [e, nx] = nextLine(ls);
+      this.processLine(ls, e, lineNo);
+      ls = nx;
+      lineNo++;
+    }
+    while (this.stack.length > 1) this.finalize(this.stack.pop()!);
+  }
+
+  // ------------------------------------------------------------ line cursor
+
+  findNextNonspace(): void {
+    const text = this.text;
+    let i = this.offset;
+    let cols = this.column;
+    const le = this.le;
+    while (i < le) {
+      const c = text.charCodeAt(i);
+      if (c === 32) {
+        i++;
+        cols++;
+      } else if (c === 9) {
+        i++;
+        cols += 4 - (cols % 4);
+      } else break;
+    }
+    this.blank = i >= le;
+    this.nextNonspace = i;
+    this.nextNonspaceColumn = cols;
+    this.indent = cols - this.column;
+    this.indented = this.indent >= 4;
+  }
+
+  advanceNextNonspace(): void {
+    this.offset = this.nextNonspace;
+    this.column = this.nextNonspaceColumn;
+    this.partial = false;
+  }
+
+  advanceOffset(count: number, columns: boolean): void {
+    const text = this.text;
+    while (count > 0 && this.offset < this.le) {
+      const c = text.charCodeAt(this.offset);
+      if (c === 9) {
+        const charsToTab = 4 - (this.column % 4);
+        if (columns) {
+          this.partial = charsToTab > count;
+          const adv = charsToTab > count ? count : charsToTab;
+          this.column += adv;
+          this.offset += this.partial ? 0 : 1;
+          count -= adv;
+        } else {
+          this.partial = false;
+          this.column += charsToTab;
+          this.offset += 1;
+          count -= 1;
+        }
+      } else {
+        this.partial = false;
+        this.offset += 1;
+        this.column += 1;
+        count -= 1;
+      }
+    }
+  }
+
+  // -------------------------------------------------------------- the line
+
+  processLine(ls: number, le: number, lineNo: number): void {
+    this.ls = ls;
+    this.le = le;
+    this.lineNo = lineNo;
+    this.offset = ls;
+    this.column = 0;
+    this.partial = false;
+    this.blank = false;
+    this.wordExcl.length = 0;
+    this.codeFrom = -1;
+    const stack = this.stack;
+    const text = this.text;
+
+    let matched = 1;
+    let consumed = false;
+    for (let i = 1; i < stack.length; i++) {
+      const b = stack[i]!;
+      this.findNextNonspace();
+      const r = this.cont(b);
+      if (r === 0) {
+        matched = i + 1;
+        continue;
+      }
+      if (r === 2) {
+        // closing fence: the whole line is code
+        matched = i + 1;
+        consumed = true;
+        this.codeFrom = ls;
+      }
+      break;
+    }
+    if (consumed) {
+      this.finalize(stack.pop()!);
+      this.countLineWords();
+      return;
+    }
+    this.lastMatched = matched;
+    this.allClosed = matched === stack.length;
+    const oldTip = stack[stack.length - 1]!;
+    let container = stack[matched - 1]!;
+    let matchedLeaf = container.k === FENCE || container.k === INDENTED || container.k === HTML;
+
+    while (!matchedLeaf) {
+      this.findNextNonspace();
+      if (!this.indented) {
+        const c = text.charCodeAt(this.nextNonspace);
+        if (!(c < 128 && MAYBE_SPECIAL[c] === 1)) {
+          this.advanceNextNonspace();
+          break;
+        }
+      }
+      const r = this.tryStarts(container, oldTip);
+      if (r === 0) {
+        this.advanceNextNonspace();
+        break;
+      }
+      if (r === 3) {
+        this.countLineWords();
+        return;
+      }
+      container = stack[stack.length - 1]!;
+      if (r === 2) break;
+    }
+
+    if (!this.allClosed && !this.blank && oldTip.k === PARA && stack[stack.length - 1] === oldTip) {
+      // lazy paragraph continuation
+      this.addParaLine(oldTip);
+    } else {
+      this.closeUnmatched();
+      const tip = stack[stack.length - 1]!;
+      const k = tip.k;
+      if (k === PARA) {
+        this.addParaLine(tip);
+      } else if (k === FENCE || k === INDENTED) {
+        if (this.codeFrom < 0) this.codeFrom = ls;
+      } else if (k === HTML) {
+        if (tip.htmlType >= 1 && tip.htmlType <= 5 && HTML_CLOSE[tip.htmlType]!.test(text.slice(this.offset, le))) {
+          stack.pop();
+        }
+      } else if (k === TABLE) {
+        this.tableRow(this.nextNonspace, le);
+      } else if (!this.blank) {
+        this.advanceNextNonspace();
+        this.startParagraph();
+      }
+    }
+    this.countLineWords();
+  }
+
+  countLineWords(): void {
+    let from = this.ls;
+    let to = this.le;
+    if (this.codeFrom >= 0) to = this.codeFrom;
+    const ex = this.wordExcl;
+    for (let i = 0; i < ex.length; i += 2) {
+      if (ex[i]! > from) this.wordCount += countWords(this.text, from, Math.min(ex[i]!, to));
+      from = Math.max(ex[i + 1]!, from);
+    }
+    if (from < to) this.wordCount += countWords(this.text, from, to);
+  }
+
+  /** Continuation of an open block: 0 matched, 1 not matched, 2 line consumed (closing fence). */
+  cont(b: Blk): number {
+    const text = this.text;
+    switch (b.k) {
+      case QUOTE:
+        if (!this.blank && !this.indented && text.charCodeAt(this.nextNonspace) === 62) {
+          this.advanceNextNonspace();
+          this.advanceOffset(1, false);
+          const c = text.charCodeAt(this.offset);
+          if (this.offset < this.le && (c === 32 || c === 9)) this.advanceOffset(1, true);
+          return 0;
+        }
+        return 1;
+      case ITEM:
+        if (this.blank) {
+          if (!b.hasChild) return 1;
+          this.advanceNextNonspace();
+          return 0;
+        }
+        if (this.indent >= b.markerOffset + b.padding) {
+          this.advanceOffset(b.markerOffset + b.padding, true);
+          return 0;
+        }
+        return 1;
+      case FOOT:
+        if (this.blank) {
+          this.advanceNextNonspace();
+          return 0;
+        }
+        if (this.indent >= 4) {
+          this.advanceOffset(4, true);
+          return 0;
+        }
+        return 1;
+      case FENCE: {
+        if (!this.blank && this.indent <= 3 && text.charCodeAt(this.nextNonspace) === b.fenceChar) {
+          const m = RE_CLOSING_FENCE.exec(text.slice(this.nextNonspace, this.le));
+          if (m && m[0].length >= b.fenceLen && m[0].charCodeAt(0) === b.fenceChar) return 2;
+        }
+        let i = b.fenceOffset;
+        while (i > 0 && this.offset < this.le) {
+          const c = text.charCodeAt(this.offset);
+          if (c !== 32 && c !== 9) break;
+          this.advanceOffset(1, true);
+          i--;
+        }
+        return 0;
+      }
+      case INDENTED:
+        if (this.indent >= 4) {
+          this.advanceOffset(4, true);
+          return 0;
+        }
+        if (this.blank) {
+          this.advanceNextNonspace();
+          return 0;
+        }
+        return 1;
+      case HTML:
+        return this.blank && (b.htmlType === 6 || b.htmlType === 7) ? 1 : 0;
+      case PARA:
+      case TABLE:
+        return this.blank ? 1 : 0;
+    }
+    return 0;
+  }
+
+  closeUnmatched(): void {
+    if (!this.allClosed) {
+      while (this.stack.length > this.lastMatched) this.finalize(this.stack.pop()!);
+      this.allClosed = true;
+    }
+  }
+
+  /** Add a block under the current container, finalizing leaves that cannot hold it. */
+  addBlock(k: number): Blk {
+    this.closeUnmatched();
+    const stack = this.stack;
+    for (;;) {
+      const tk = stack[stack.length - 1]!.k;
+      if (tk === DOC || tk === QUOTE || tk === ITEM || tk === FOOT) break;
+      this.finalize(stack.pop()!);
+    }
+    const parent = stack[stack.length - 1]!;
+    const b = new Blk(k);
+    if (parent.k === ITEM && !parent.hasChild) {
+      parent.hasChild = true;
+      if (k === PARA) {
+        parent.firstChildPara = b;
+        b.ownerItem = parent;
+      }
+    } else if (parent.k !== DOC) parent.hasChild = true;
+    stack.push(b);
+    return b;
+  }
+
+  /** Record a leaf that is complete at once (heading, thematic break, definition). */
+  addClosedLeaf(): void {
+    const b = this.addBlock(DOC);
+    this.stack.pop();
+    void b;
+  }
+
+  tryStarts(container: Blk, oldTip: Blk): number {
+    const text = this.text;
+    const nn = this.nextNonspace;
+    const c = text.charCodeAt(nn);
+    const indented = this.indented;
+    const le = this.le;
+    const inPara = container.k === PARA;
+
+    // table delimiter row under a one-line-or-more paragraph (GFM)
+    if (inPara && !indented && (c === 124 || c === 58 || c === 45)) {
+      const para = container;
+      const size = delimiterCells(text, nn, le);
+      if (size > 0) {
+        const last = para.starts.length - 1;
+        const hs = para.starts[last]!;
+        const he = para.ends[last]!;
+        if (headerCells(text, hs, he) === size) {
+          this.closeUnmatched();
+          this.stack.pop();
+          // the paragraph without its last line stays a paragraph
+          const header = { s: hs, e: he, line: para.lineNos[last]!, lstart: para.lineStarts[last]! };
+          para.starts.pop();
+          para.ends.pop();
+          para.lineNos.pop();
+          para.lineStarts.pop();
+          if (para.starts.length > 0) {
+            this.stack.push(para);
+            this.finalize(this.stack.pop()!);
+          } else if (para.ownerItem) {
+            para.ownerItem.firstChildPara = null;
+          }
+          this.stack.push(new Blk(TABLE));
+          this.tableRowAt(header.s, header.e, header.line, header.lstart);
+          return 3;
+        }
+      }
+    }
+    if (!indented) {
+      // block quote
+      if (c === 62) {
+        this.advanceNextNonspace();
+        this.advanceOffset(1, false);
+        const d = text.charCodeAt(this.offset);
+        if (this.offset < le && (d === 32 || d === 9)) this.advanceOffset(1, true);
+        this.addBlock(QUOTE);
+        return 1;
+      }
+      const rest = text.slice(nn, le);
+      // ATX heading
+      if (c === 35 && RE_ATX.test(rest)) {
+        this.advanceNextNonspace();
+        const m = RE_ATX.exec(rest)!;
+        const level = /^#+/.exec(m[0])![0].length;
+        this.addClosedLeaf();
+        let cs = nn + level;
+        let ce = le;
+        const content = text.slice(cs, ce);
+        let stripped = content.replace(/^[ \t]*#+[ \t]*$/, '').replace(/[ \t]+#+[ \t]*$/, '');
+        if (/^[ \t]*#+[ \t]*$/.test(content)) stripped = '';
+        ce = cs + stripped.length;
+        while (cs < ce && (text.charCodeAt(cs) === 32 || text.charCodeAt(cs) === 9)) cs++;
+        while (ce > cs && (text.charCodeAt(ce - 1) === 32 || text.charCodeAt(ce - 1) === 9)) ce--;
+        const seg = this.singleSegment(cs, ce);
+        this.headings.push({ level, text: seg.p, line: this.lineNo });
+        this.scanPhrasing(seg, false);
+        return 3;
+      }
+      // fenced code
+      if ((c === 96 || c === 126) && RE_FENCE.test(rest)) {
+        const len = /^(`+|~+)/.exec(rest)![0].length;
+        const b = this.addBlock(FENCE);
+        b.fenceChar = c;
+        b.fenceLen = len;
+        b.fenceOffset = this.indent;
+        this.codeFrom = nn;
+        this.advanceNextNonspace();
+        this.advanceOffset(len, false);
+        return 2;
+      }
+      // HTML block
+      if (c === 60) {
+        for (let t = 1; t <= 7; t++) {
+          if (
+            HTML_OPEN[t]!.test(rest) &&
+            (t < 7 || (!inPara && !(!this.allClosed && !this.blank && this.stack[this.stack.length - 1]!.k === PARA))) &&
+            !(t === 7 && RE_HTML_RAW_NAME.test(rest))
+          ) {
+            const b = this.addBlock(HTML);
+            b.htmlType = t;
+            return 2;
+          }
+        }
+      }
+      // setext heading underline
+      if (inPara && (c === 61 || c === 45) && RE_SETEXT.test(rest)) {
+        this.closeUnmatched();
+        const para = this.stack.pop()!;
+        this.setextHeading(para, c === 61 ? 1 : 2);
+        return 3;
+      }
+      // thematic break
+      if ((c === 42 || c === 95 || c === 45) && RE_THEMATIC.test(rest)) {
+        this.addClosedLeaf();
+        return 3;
+      }
+    }
+    // list item
+    if (!indented) {
+      const r = this.listItemStart(container);
+      if (r) return 1;
+    }
+    // footnote definition
+    if (!indented && c === 91 && text.charCodeAt(nn + 1) === 94) {
+      const m = RE_FOOTNOTE.exec(text.slice(nn, this.le));
+      if (m) {
+        this.advanceNextNonspace();
+        this.advanceOffset(m[0].length, false);
+        this.addBlock(FOOT);
+        this.findNextNonspace();
+        this.advanceNextNonspace();
+        return 1;
+      }
+    }
+    // indented code
+    if (indented && this.stack[this.stack.length - 1]!.k !== PARA && !this.blank) {
+      this.advanceOffset(4, true);
+      this.addBlock(INDENTED);
+      this.codeFrom = this.offset;
+      return 2;
+    }
+    return 0;
+  }
+
+  listItemStart(container: Blk): boolean {
+    const text = this.text;
+    const nn = this.nextNonspace;
+    const le = this.le;
+    const rest = text.slice(nn, Math.min(le, nn + 12));
+    let markerLen: number;
+    const inPara = container.k === PARA;
+    let m = RE_BULLET.exec(rest);
+    if (m) markerLen = 1;
+    else {
+      m = RE_ORDERED.exec(rest);
+      if (!m || (inPara && m[1] !== '1')) return false;
+      markerLen = m[0].length;
+    }
+    const after = nn + markerLen;
+    if (after < le) {
+      const d = text.charCodeAt(after);
+      if (d !== 32 && d !== 9) return false;
+    }
+    if (inPara && !/[^ \t]/.test(text.slice(after, le))) return false;
+    const markerOffset = this.indent;
+    this.advanceNextNonspace();
+    this.advanceOffset(markerLen, true);
+    const spacesStartCol = this.column;
+    const spacesStartOffset = this.offset;
+    let nextc: number;
+    do {
+      this.advanceOffset(1, true);
+      nextc = this.offset < le ? text.charCodeAt(this.offset) : -1;
+    } while (this.column - spacesStartCol < 5 && (nextc === 32 || nextc === 9));
+    const blankItem = this.offset >= le;
+    const spacesAfter = this.column - spacesStartCol;
+    let padding: number;
+    if (spacesAfter >= 5 || spacesAfter < 1 || blankItem) {
+      padding = markerLen + 1;
+      this.column = spacesStartCol;
+      this.offset = spacesStartOffset;
+      this.partial = false;
+      const d = this.offset < le ? text.charCodeAt(this.offset) : -1;
+      if (d === 32 || d === 9) this.advanceOffset(1, true);
+    } else {
+      padding = markerLen + spacesAfter;
+    }
+    const b = this.addBlock(ITEM);
+    let depth = 0;
+    let parentTaskLine: number | null = null;
+    for (let i = this.stack.length - 2; i >= 0; i--) {
+      const s = this.stack[i]!;
+      if (s.k === ITEM) {
+        depth++;
+        if (parentTaskLine === null && s.taskConfirmed) parentTaskLine = s.task!.line;
+      }
+    }
+    b.markerOffset = markerOffset;
+    b.padding = padding;
+    b.line = this.lineNo;
+    b.depth = depth;
+    b.parentTaskLine = parentTaskLine;
+    // word count: the marker is not a word
+    this.wordExcl.push(nn, nn + markerLen);
+    // a checkbox right after the marker?
+    if (!blankItem) {
+      const cs = this.nextContentStart();
+      const cb = RE_CHECKBOX.exec(text.slice(cs, Math.min(le, cs + 6)));
+      const after = cb ? cs + cb[0].length : 0;
+      if (cb && (after === le || text.charCodeAt(after) === 32 || text.charCodeAt(after) === 9)) {
+        const status = cb[1]!;
+        b.taskCheckbox = cb[0];
+        b.task = {
+          line: this.lineNo,
+          status,
+          checked: status === 'x' || status === 'X',
+          cancelled: status === '-',
+          text: text.slice(cs + cb[0].length, le).trim(),
+          blockId: null,
+          due: null,
+          depth,
+          parentTaskLine,
+        };
+      }
+    }
+    return true;
+  }
+
+  /** Where the item content starts on this line (after any spaces). */
+  nextContentStart(): number {
+    let i = this.offset;
+    while (i < this.le) {
+      const c = this.text.charCodeAt(i);
+      if (c !== 32 && c !== 9) break;
+      i++;
+    }
+    return i;
+  }
+
+  startParagraph(): void {
+    const text = this.text;
+    const s = this.offset;
+    const c = text.charCodeAt(s);
+    if (c === 91 && RE_DEFINITION.test(text.slice(s, this.le))) {
+      // a link reference definition: no facts (its words still count)
+      this.addClosedLeaf();
+      return;
+    }
+    const b = this.addBlock(PARA);
+    this.pushParaLine(b, s);
+  }
+
+  addParaLine(b: Blk): void {
+    this.findNextNonspace();
+    this.pushParaLine(b, this.nextNonspace);
+  }
+
+  pushParaLine(b: Blk, s: number): void {
+    const text = this.text;
+    let e = this.le;
+    while (e > s && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--;
+    b.starts.push(s);
+    b.ends.push(e);
+    b.lineNos.push(this.lineNo);
+    b.lineStarts.push(this.ls);
+  }
+
+  // ---------------------------------------------------------------- leaves
+
+  finalize(b: Blk): void {
+    if (b.k === PARA) this.finalizeParagraph(b);
+    else if (b.k === ITEM) {
+      if (b.task && b.firstChildPara === null) b.task = null;
+    }
+  }
+
+  paraSegment(b: Blk): Segment {
+    const text = this.text;
+    const nl = b.starts.length;
+    if (nl === 1) return this.singleSegment(b.starts[0]!, b.ends[0]!, b.lineNos[0]!, b.lineStarts[0]!);
+    const segStarts: number[] = [];
+    let p = '';
+    for (let i = 0; i < nl; i++) {
+      if (i > 0) p += '\n';
+      segStarts.push(p.length);
+      p += text.slice(b.starts[i]!, b.ends[i]!);
+    }
+    return { p, segStarts, srcStarts: b.starts.slice(), lineNos: b.lineNos.slice(), lineStartOffs: b.lineStarts.slice() };
+  }
+
+  singleSegment(s: number, e: number, lineNo = this.lineNo, lineStart = this.ls): Segment {
+    return { p: this.text.slice(s, e), segStarts: [0], srcStarts: [s], lineNos: [lineNo], lineStartOffs: [lineStart] };
+  }
+
+  finalizeParagraph(b: Blk): void {
+    const seg = this.paraSegment(b);
+    const masked = this.scanPhrasing(seg, true);
+    const item = b.ownerItem;
+    let anchor: BlockAnchor | null = null;
+    if (masked !== null && masked.lastIndexOf('^') >= 0) {
+      const m = /(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$/.exec(masked);
+      if (m) {
+        const idx = m.index + m[0].indexOf('^');
+        const src = this.srcOf(seg, idx);
+        anchor = { id: m[1]!, line: src.line, column: src.column };
+        this.blocks.push(anchor);
+      }
+    }
+    if (item && item.firstChildPara === b && item.task) {
+      const task = item.task;
+      if (anchor && anchor.line === task.line) {
+        const m = TRAILING_ID_RE.exec(task.text);
+        if (m && m[1] === anchor.id) {
+          task.blockId = anchor.id;
+          task.text = task.text.slice(0, m.index).trim();
+        }
+      }
+      task.due = findDue(task.text);
+      this.tasks.push(task);
+      item.taskConfirmed = true;
+      this.wordCount -= countWords(item.taskCheckbox);
+    }
+  }
+
+  setextHeading(para: Blk, level: number): void {
+    const text = this.text;
+    const parts: string[] = [];
+    for (let i = 0; i < para.starts.length; i++) parts.push(text.slice(para.starts[i]!, para.ends[i]!).trim());
+    this.headings.push({ level, text: parts.join(' '), line: para.lineNos[0]! });
+    this.scanPhrasing(this.paraSegment(para), false);
+    if (para.ownerItem) para.ownerItem.firstChildPara = null;
+  }
+
+  tableRow(s: number, e: number): void {
+    this.tableRowAt(s, e, this.lineNo, this.ls);
+  }
+
+  /** Scan each cell of a table row as phrasing content. */
+  tableRowAt(s: number, e: number, lineNo: number, lineStart: number): void {
+    const text = this.text;
+    while (e > s && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--;
+    let i = s;
+    if (text.charCodeAt(i) === 124) i++;
+    let cellStart = i;
+    for (; i <= e; i++) {
+      const c = i < e ? text.charCodeAt(i) : 124;
+      if (c === 92 && i + 1 < e) {
+        const d = text.charCodeAt(i + 1);
+        if (d === 92 || d === 124) {
+          i++;
+          continue;
+        }
+      }
+      if (c === 124) {
+        let cs = cellStart;
+        let ce = i;
+        while (cs < ce && (text.charCodeAt(cs) === 32 || text.charCodeAt(cs) === 9)) cs++;
+        while (ce > cs && (text.charCodeAt(ce - 1) === 32 || text.charCodeAt(ce - 1) === 9)) ce--;
+        if (ce > cs) this.scanPhrasing(this.singleSegment(cs, ce, lineNo, lineStart), false);
+        cellStart = i + 1;
+      }
+    }
+  }
+
+  // ----------------------------------------------------------------- inline
+
+  srcOf(seg: Segment, idx: number): { offset: number; line: number; column: number } {
+    let k = seg.segStarts.length - 1;
+    while (k > 0 && seg.segStarts[k]! > idx) k--;
+    const offset = seg.srcStarts[k]! + (idx - seg.segStarts[k]!);
+    return { offset, line: seg.lineNos[k]!, column: offset - seg.lineStartOffs[k]! + 1 };
+  }
+
+  /**
+   * Find Markdown links, mask code spans / HTML / autolinks / links, then
+   * find wikilinks and tags in what stays visible. Returns the masked text.
+   */
+  scanPhrasing(seg: Segment, _isParagraph: boolean): string | null {
+    const p = seg.p;
+    if (!INLINE_SPECIAL.test(p)) return p;
+    const n = p.length;
+    let masks: number[] | null = null; // pairs [from, to)
+    const mask = (a: number, b: number) => {
+      (masks ??= []).push(a, b);
+    };
+    // bracket openers: position, isImage, active
+    const openers: Array<{ pos: number; image: boolean; active: boolean }> = [];
+    const found: Array<{ start: number; end: number; labelStart: number; labelEnd: number; url: string; image: boolean }> = [];
+    let i = 0;
+    while (i < n) {
+      const c = p.charCodeAt(i);
+      if (c === 92) {
+        i += i + 1 < n && isPunct(p.charCodeAt(i + 1)) ? 2 : 1;
+      } else if (c === 96) {
+        let j = i;
+        while (j < n && p.charCodeAt(j) === 96) j++;
+        const len = j - i;
+        let k = j;
+        let close = -1;
+        for (;;) {
+          const q = p.indexOf('`', k);
+          if (q < 0) break;
+          let r = q;
+          while (r < n && p.charCodeAt(r) === 96) r++;
+          if (r - q === len) {
+            close = r;
+            break;
+          }
+          k = r;
+        }
+        if (close >= 0) {
+          mask(i, close);
+          i = close;
+        } else i = j;
+      } else if (c === 60) {
+        let e = -1;
+        RE_AUTOLINK_URI.lastIndex = i;
+        if (RE_AUTOLINK_URI.test(p)) e = RE_AUTOLINK_URI.lastIndex;
+        else {
+          RE_AUTOLINK_EMAIL.lastIndex = i;
+          if (RE_AUTOLINK_EMAIL.test(p)) e = RE_AUTOLINK_EMAIL.lastIndex;
+          else {
+            RE_INLINE_HTML.lastIndex = i;
+            if (RE_INLINE_HTML.test(p)) e = RE_INLINE_HTML.lastIndex;
+          }
+        }
+        if (e > 0) {
+          mask(i, e);
+          i = e;
+        } else i++;
+      } else if (c === 33 && p.charCodeAt(i + 1) === 91) {
+        openers.push({ pos: i, image: true, active: true });
+        i += 2;
+      } else if (c === 91) {
+        openers.push({ pos: i, image: false, active: true });
+        i++;
+      } else if (c === 93) {
+        const op = openers.pop();
+        if (!op || !op.active) {
+          i++;
+          continue;
+        }
+        const tail = p.charCodeAt(i + 1) === 40 ? parseLinkTail(p, i + 2) : null;
+        if (!tail) {
+          i++;
+          continue;
+        }
+        const labelStart = op.pos + (op.image ? 2 : 1);
+        if (op.image) {
+          // links inside an image description are not links
+          for (let f = found.length - 1; f >= 0; f--) if (found[f]!.start > op.pos) found.splice(f, 1);
+        } else {
+          for (const o of openers) if (!o.image) o.active = false;
+        }
+        found.push({ start: op.pos, end: tail.end, labelStart, labelEnd: i, url: tail.url, image: op.image });
+        mask(op.pos, tail.end);
+        i = tail.end;
+      } else i++;
+    }
+    for (const f of found) {
+      const parts = parseMarkdownDestination(f.url);
+      if (parts === null) continue;
+      const s = this.srcOf(seg, f.start);
+      const e = this.srcOf(seg, f.end - 1).offset + 1;
+      const ls = this.srcOf(seg, f.labelStart).offset;
+      const lend = f.labelEnd > f.labelStart ? this.srcOf(seg, f.labelEnd - 1).offset + 1 : ls;
+      this.links.push({
+        kind: 'markdown',
+        embed: f.image,
+        target: parts.target,
+        heading: parts.heading,
+        blockId: parts.blockId,
+        alias: this.text.slice(ls, lend),
+        line: s.line,
+        column: s.column,
+        start: s.offset,
+        end: e,
+      });
+    }
+    let m = p;
+    if (masks !== null) {
+      const arr = p.split('');
+      const ms = masks as number[];
+      for (let q = 0; q < ms.length; q += 2) {
+        for (let k = ms[q]!; k < ms[q + 1]!; k++) if (arr[k] !== '\n') arr[k] = '\u0000';
+      }
+      m = arr.join('');
+    }
+    m = maskMath(m);
+    this.scanVisible(seg, m);
+    return m;
+  }
+
+  /** Wikilinks, then tags outside them, in masked visible text. */
+  scanVisible(seg: Segment, m: string): void {
+    const n = m.length;
+    let spans: number[] | null = null;
+    let i = m.indexOf('[[');
+    while (i >= 0) {
+      let j = i + 2;
+      while (j < n) {
+        const c = m.charCodeAt(j);
+        if (c === 91 || c === 93 || c === 10 || c === 13 || c === 0) break;
+        j++;
+      }
+      if (j > i + 2 && m.charCodeAt(j) === 93 && m.charCodeAt(j + 1) === 93 && backslashesBefore(m, i) % 2 === 0) {
+        const parts = parseWikilinkInner(m.slice(i + 2, j));
+        if (parts) {
+          const embed = i > 0 && m.charCodeAt(i - 1) === 33 && backslashesBefore(m, i - 1) % 2 === 0;
+          const start = embed ? i - 1 : i;
+          const s = this.srcOf(seg, start);
+          this.links.push({
+            kind: 'wikilink',
+            embed,
+            target: parts.target,
+            heading: parts.heading,
+            blockId: parts.blockId,
+            alias: parts.alias,
+            line: s.line,
+            column: s.column,
+            start: s.offset,
+            end: s.offset + (j + 2 - start),
+          });
+          (spans ??= []).push(start, j + 2);
+          i = m.indexOf('[[', j + 2);
+          continue;
+        }
+      }
+      i = m.indexOf('[[', i + 1);
+    }
+    let k = m.indexOf('#');
+    const sps = spans as number[] | null;
+    let sp = 0;
+    while (k >= 0) {
+      if (sps !== null) {
+        // a '#' inside a wikilink is not a tag
+        while (sp < sps.length && sps[sp + 1]! <= k) sp += 2;
+        if (sp < sps.length && sps[sp]! <= k) {
+          k = m.indexOf('#', sps[sp + 1]!);
+          continue;
+        }
+      }
+      // must follow whitespace or start the content (a wikilink's `]]` is not whitespace)
+      if (k > 0 && !isSpaceCode(m.charCodeAt(k - 1))) {
+        k = m.indexOf('#', k + 1);
+        continue;
+      }
+      let j = k + 1;
+      while (j < n) {
+        const c = m.charCodeAt(j);
+        if (c < 128) {
+          if (TAG_ASCII[c] === 1) {
+            j++;
+            continue;
+          }
+          break;
+        }
+        const cp = m.codePointAt(j)!;
+        if (TAG_CHAR_RE.test(String.fromCodePoint(cp))) j += cp > 0xffff ? 2 : 1;
+        else break;
+      }
+      if (j > k + 1) {
+        const body = m.slice(k + 1, j);
+        if (isValidTag(body)) {
+          const s = this.srcOf(seg, k);
+          this.tagOccurrences.push({ tag: body, line: s.line, column: s.column, offset: s.offset });
+        }
+        k = m.indexOf('#', j);
+      } else k = m.indexOf('#', k + 1);
+    }
+  }
+
+  raw() {
+    return {
+      frontmatterRange: this.frontmatterRange,
+      frontmatterRaw: this.frontmatterRaw,
+      tagOccurrences: this.tagOccurrences,
+      headings: this.headings,
+      blocks: this.blocks,
+      links: this.links,
+      tasks: this.tasks,
+      wordCount: this.wordCount,
+    };
+  }
+}
+
+/** Parse `(dest "title")` after `](`; `i` is just past `(`. */
+function parseLinkTail(p: string, i: number): { end: number; url: string } | null {
+  const n = p.length;
+  const ws = (k: number) => {
+    while (k < n) {
+      const c = p.charCodeAt(k);
+      if (c === 32 || c === 9 || c === 10 || c === 13) k++;
+      else break;
+    }
+    return k;
+  };
+  let j = ws(i);
+  if (j >= n) return null;
+  if (p.charCodeAt(j) === 41) return { end: j + 1, url: '' };
+  let url: string;
+  if (p.charCodeAt(j) === 60) {
+    let k = j + 1;
+    for (;;) {
+      if (k >= n) return null;
+      const c = p.charCodeAt(k);
+      if (c === 92 && k + 1 < n && isPunct(p.charCodeAt(k + 1))) {
+        k += 2;
+        continue;
+      }
+      if (c === 10 || c === 13 || c === 60) return null;
+      if (c === 62) break;
+      k++;
+    }
+    url = p.slice(j + 1, k);
+    j = k + 1;
+  } else {
+    let k = j;
+    let depth = 0;
+    while (k < n) {
+      const c = p.charCodeAt(k);
+      if (c === 92 && k + 1 < n && isPunct(p.charCodeAt(k + 1))) {
+        k += 2;
+        continue;
+      }
+      if (c <= 32 || c === 127) break;
+      if (c === 40) {
+        depth++;
+        if (depth > 32) return null;
+      } else if (c === 41) {
+        if (depth === 0) break;
+        depth--;
+      }
+      k++;
+    }
+    if (k === j || depth !== 0) return null;
+    url = p.slice(j, k);
+    j = k;
+  }
+  const beforeTitle = j;
+  j = ws(j);
+  if (j > beforeTitle && j < n) {
+    const q = p.charCodeAt(j);
+    if (q === 34 || q === 39 || q === 40) {
+      const close = q === 40 ? 41 : q;
+      let k = j + 1;
+      for (;;) {
+        if (k >= n) return null;
+        const c = p.charCodeAt(k);
+        if (c === 92 && k + 1 < n && isPunct(p.charCodeAt(k + 1))) {
+          k += 2;
+          continue;
+        }
+        if (c === close) break;
+        if (q === 40 && c === 40) return null;
+        k++;
+      }
+      j = ws(k + 1);
+    }
+  }
+  if (j < n && p.charCodeAt(j) === 41) return { end: j + 1, url: decodeDestination(url) };
+  return null;
+}
+
+/** GFM table: number of cells in a delimiter row, or 0 when it is not one. */
+function delimiterCells(text: string, s: number, e: number): number {
+  let i = s;
+  let cells = 0;
+  let seen = false;
+  const skipWs = () => {
+    while (i < e && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  };
+  if (text.charCodeAt(i) === 124) {
+    seen = true;
+    i++;
+  }
+  for (;;) {
+    skipWs();
+    if (i >= e) break;
+    let c = text.charCodeAt(i);
+    if (c === 58) {
+      seen = true;
+      i++;
+      c = text.charCodeAt(i);
+      if (c !== 45) return 0;
+    }
+    if (c !== 45) return 0;
+    while (i < e && text.charCodeAt(i) === 45) i++;
+    if (i < e && text.charCodeAt(i) === 58) {
+      seen = true;
+      i++;
+    }
+    cells++;
+    skipWs();
+    if (i >= e) break;
+    if (text.charCodeAt(i) !== 124) return 0;
+    seen = true;
+    i++;
+  }
+  return seen ? cells : 0;
+}
+
+/** GFM table: the number of cells micromark counts in a header row (0 when it cannot be one). */
+function headerCells(text: string, s: number, e: number): number {
+  let i = s;
+  let size = 0;
+  let sizeB = 0;
+  let seen = false;
+  if (i < e && text.charCodeAt(i) !== 124) {
+    seen = true;
+    sizeB++;
+  }
+  while (i < e) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9) {
+      i++;
+      continue;
+    }
+    sizeB++;
+    if (seen) {
+      seen = false;
+      size++;
+    }
+    if (c === 124) {
+      seen = true;
+      i++;
+      continue;
+    }
+    // data
+    while (i < e) {
+      const d = text.charCodeAt(i);
+      if (d === 124 || d === 32 || d === 9) break;
+      if (d === 92 && i + 1 < e) {
+        const f = text.charCodeAt(i + 1);
+        if (f === 92 || f === 124) {
+          i += 2;
+          continue;
+        }
+      }
+      i++;
+    }
+  }
+  return sizeB > 1 ? size : 0;
+}
+
+/** Extract a note's facts with the fast line scanner. `path` is Home-relative. */
+export function extractFacts(text: string, path: string): NoteFacts {
+  const x = new Extractor(text);
+  x.run();
+  return assembleFacts(path, x.raw());
+}

@@ -1,0 +1,61 @@
+/**
+ * Starting and stopping an Instance: open the sidecar store, assemble the
+ * services, build the HTTP app from the registry and listen.
+ */
+import type { FastifyInstance } from 'fastify';
+import { registry } from './actions/registry.js';
+import { loadConfig, paths, type Config, type ConfigInput } from './core/config.js';
+import { hashSecret, newSecret } from './core/ids.js';
+import type { Services } from './core/services.js';
+import { SidecarStore } from './store/sidecar.js';
+import { buildApp } from './surfaces/http/app.js';
+
+export async function openServices(config: Config): Promise<Services> {
+  const store = await SidecarStore.open(paths.sidecar(config));
+  return { config, store };
+}
+
+/**
+ * While no user exists, every start issues a fresh one-time setup token (only
+ * its hash is kept, so an earlier one cannot be shown again).
+ */
+export async function issueSetupTokenIfEmpty(services: Services): Promise<string | null> {
+  return services.store.transact((data) => {
+    if (data.users.length > 0) return null;
+    const token = newSecret('qsetup');
+    data.instance.setup_token_hash = hashSecret(token);
+    return token;
+  });
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  services: Services;
+  url: string;
+  setupToken: string | null;
+  close(): Promise<void>;
+}
+
+export async function startServer(input: ConfigInput & { log?: (line: string) => void } = {}): Promise<RunningServer> {
+  const config = loadConfig(input);
+  const log = input.log ?? ((line: string) => console.log(line));
+  const services = await openServices(config);
+  const setupToken = await issueSetupTokenIfEmpty(services);
+  const app = buildApp({ services, actions: registry });
+  await app.listen({ host: config.host, port: config.port });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  if (setupToken) log(`first start: no users yet. One-time setup token: ${setupToken}`);
+  log(`quire listening on ${url} (data ${config.dataDir})`);
+  return {
+    app,
+    services,
+    url,
+    setupToken,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

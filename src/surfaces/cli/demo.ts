@@ -1,0 +1,29 @@
+/** `npm start`: a demo Instance with one user whose Home is the sample vault in vault-fixtures/demo/. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, paths } from '../../core/config.js';
+import { openServices, startServer, type RunningServer } from '../../server.js';
+import { addUser, issueAdminToken } from './admin.js';
+
+const DEMO_VAULT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../vault-fixtures/demo');
+const DEMO_USER = 'demo';
+
+export async function runDemo(opts: { dataDir: string; port?: string }): Promise<RunningServer> {
+  const config = loadConfig({ dataDir: opts.dataDir, port: opts.port });
+  const services = await openServices(config);
+  const exists = services.store.snapshot().users.some((u) => u.username === DEMO_USER);
+  let token: string;
+  if (exists) {
+    token = (await issueAdminToken(services, DEMO_USER)).token;
+  } else {
+    token = (await addUser(services, { username: DEMO_USER, role: 'owner', displayName: 'Demo User' })).token;
+    await fs.promises.cp(DEMO_VAULT, paths.home(config, DEMO_USER), { recursive: true, errorOnExist: false, force: false });
+  }
+  const server = await startServer({ dataDir: opts.dataDir, port: opts.port });
+  console.log(`demo user "${DEMO_USER}" (owner); Home: ${paths.home(config, DEMO_USER)}`);
+  console.log(`token: ${token}`);
+  console.log(`try:   curl -H "Authorization: Bearer ${token}" ${server.url}/api/v1/auth/me`);
+  console.log(`   or: QUIRE_SERVER=${server.url} QUIRE_TOKEN=${token} npx quire action run current_user`);
+  return server;
+}

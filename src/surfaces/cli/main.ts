@@ -1,0 +1,127 @@
+/**
+ * The `quire` command. Each subcommand is a thin shell over functions that
+ * tests call directly; exit codes: 0 done, 1 the action failed, 2 usage
+ * error or refused before anything was sent.
+ */
+import { Command, CommanderError } from 'commander';
+import { registry } from '../../actions/registry.js';
+import { loadConfig, VERSION } from '../../core/config.js';
+import { toAppError } from '../../core/errors.js';
+import { openServices, startServer } from '../../server.js';
+import { serveMcpStdio } from '../mcp/server.js';
+import { addUser, issueAdminToken } from './admin.js';
+import { runDemo } from './demo.js';
+import { listActions, resolveTransport, runAction, UsageError, type RunOptions } from './run-action.js';
+
+const io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') };
+
+function buildProgram(): Command {
+  const program = new Command('quire')
+    .description('Quire: a self-hosted Markdown vault server. Every action is reachable over HTTP, here, and over MCP.')
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('serve')
+    .description('Start the server (first start with no users prints a one-time setup token)')
+    .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
+    .option('--host <host>', 'address to listen on (env QUIRE_HOST, default 127.0.0.1)')
+    .option('--port <port>', 'port (env QUIRE_PORT, default 8787)')
+    .action(async (o: { data?: string; host?: string; port?: string }) => {
+      const server = await startServer({ dataDir: o.data, host: o.host, port: o.port });
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  program
+    .command('demo')
+    .description('Start a demo server: a data folder with a demo user whose Home is a sample vault; prints the URL and a token')
+    .option('--data <dir>', 'data folder for the demo', './demo-data')
+    .option('--port <port>', 'port (env QUIRE_PORT, default 8787)')
+    .action(async (o: { data: string; port?: string }) => {
+      const server = await runDemo({ dataDir: o.data, port: o.port });
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  const admin = program.command('admin').description('Operator commands on a data folder (work while the server runs)');
+  const user = admin.command('user').description('Manage users');
+  user
+    .command('add')
+    .description('Create a user and their Home; prints JSON { user, token } with a new installation session')
+    .requiredOption('--username <name>', 'username (letters, digits, ".", "_", "-"; unique ignoring case)')
+    .requiredOption('--role <role>', 'owner, admin, member or guest')
+    .option('--display-name <name>', 'display name (default: the username)')
+    .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
+    .action(async (o: { username: string; role: string; displayName?: string; data?: string }) => {
+      const services = await openServices(loadConfig({ dataDir: o.data }));
+      io.out(JSON.stringify(await addUser(services, o)));
+    });
+  admin
+    .command('token')
+    .description('Issue another installation session for a user; prints JSON { user, token }')
+    .requiredOption('--username <name>', 'the user')
+    .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
+    .action(async (o: { username: string; data?: string }) => {
+      const services = await openServices(loadConfig({ dataDir: o.data }));
+      io.out(JSON.stringify(await issueAdminToken(services, o.username)));
+    });
+
+  const connection = (c: Command) =>
+    c
+      .option('--server <url>', 'server URL (env QUIRE_SERVER)')
+      .option('--token <token>', 'bearer token (env QUIRE_TOKEN)')
+      .option('--vault <dir>', 'run content actions directly on a local vault folder, with no server');
+
+  const action = program.command('action').description('Run actions of the catalog');
+  connection(
+    action
+      .command('run <action_name>')
+      .description('Run one action. Destructive actions need --confirm.')
+      .option('--input <json>', 'JSON object with optional members path, query, headers, body', '{}')
+      .option('--confirm', 'confirm a destructive action')
+      .option('--json', 'print JSON only (errors print the error envelope)'),
+  ).action(async (name: string, o: RunOptions) => {
+    process.exitCode = await runAction(name, o, io);
+  });
+
+  program
+    .command('actions')
+    .description('The action catalog')
+    .command('list')
+    .description('List every action: name, method, route, scopes, effect, tool, surfaces, and whether it is implemented')
+    .option('--json', 'print JSON')
+    .action((o: { json?: boolean }) => listActions(Boolean(o.json), io));
+
+  connection(program.command('mcp').description('Serve the actions as MCP tools over stdio')).action(
+    async (o: RunOptions) => {
+      await serveMcpStdio(registry, resolveTransport(o));
+    },
+  );
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (e instanceof UsageError) {
+      io.err(`quire: ${e.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    const err = toAppError(e);
+    io.err(`quire: ${err.code}: ${e instanceof Error && err.code !== 'internal' ? err.message : (e as Error).message ?? String(e)}`);
+    process.exitCode = 1;
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,124 @@
+/** `quire action run` and `quire actions list`: the catalog as a command line. */
+import { checkConfirmation } from '../../actions/dispatch.js';
+import { findAction, registry } from '../../actions/registry.js';
+import type { ActionDef } from '../../actions/types.js';
+import type { RawInput } from '../../actions/validate.js';
+import { toAppError, type AppError } from '../../core/errors.js';
+import { HttpTransport, outcomeAsJson, type Transport } from '../client/transport.js';
+
+export class UsageError extends Error {}
+
+export interface RunOptions {
+  input?: string;
+  confirm?: boolean;
+  json?: boolean;
+  server?: string;
+  token?: string;
+  vault?: string;
+}
+
+export function parseInput(text: string | undefined): RawInput {
+  if (text === undefined || text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--input is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError('--input must be a JSON object with optional members path, query, headers and body');
+  }
+  const unknown = Object.keys(value).filter((k) => !['path', 'query', 'headers', 'body'].includes(k));
+  if (unknown.length > 0) {
+    throw new UsageError(`--input has unknown member(s) ${unknown.join(', ')}; use path, query, headers and body`);
+  }
+  return value as RawInput;
+}
+
+export function resolveTransport(opts: RunOptions, env: NodeJS.ProcessEnv = process.env): Transport {
+  if (opts.vault) {
+    throw new UsageError('--vault (local vault mode) is not available yet; run against a server with --server');
+  }
+  const server = opts.server ?? env.QUIRE_SERVER;
+  if (!server) throw new UsageError('No server: pass --server URL or set QUIRE_SERVER');
+  return new HttpTransport(server, opts.token ?? env.QUIRE_TOKEN ?? null);
+}
+
+export function lookupAction(name: string): ActionDef<any> {
+  const action = findAction(name);
+  if (!action) throw new UsageError(`Unknown action "${name}"; see: quire actions list`);
+  return action;
+}
+
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+/** Runs one action; returns the process exit code (0 ok, 1 action error, 2 usage / refused). */
+export async function runAction(name: string, opts: RunOptions, io: Io): Promise<number> {
+  const action = lookupAction(name);
+  if (action.surfaces.length === 0) {
+    throw new UsageError(`${name} is a browser-only route; it has no command-line action`);
+  }
+  const input = parseInput(opts.input);
+  try {
+    checkConfirmation(action, opts.confirm, 'cli');
+  } catch (e) {
+    const err = e as AppError;
+    if (opts.json) io.out(JSON.stringify(err.toEnvelope()));
+    else io.err(`refused: ${err.message}`);
+    return 2;
+  }
+  const transport = resolveTransport(opts);
+  try {
+    const outcome = await transport.call(action, input);
+    const value = outcomeAsJson(outcome);
+    if (opts.json) io.out(JSON.stringify(value));
+    else if (typeof value === 'string') io.out(value.endsWith('\n') ? value.slice(0, -1) : value);
+    else if (value !== null) io.out(JSON.stringify(value, null, 2));
+    return 0;
+  } catch (e) {
+    const err = toAppError(e);
+    if (opts.json) io.out(JSON.stringify(err.toEnvelope()));
+    else {
+      const details = err.details ? ` (${Object.entries(err.details).map(([k, v]) => `${k}: ${v}`).join(', ')})` : '';
+      io.err(`error: ${err.code}: ${err.message}${details}`);
+    }
+    return 1;
+  }
+}
+
+export function catalogRows() {
+  return registry.map((a) => ({
+    name: a.name,
+    method: a.method,
+    route: a.route,
+    scopes: a.scopes,
+    effect: a.effect,
+    tool: a.tool,
+    surfaces: a.surfaces,
+    recent_confirmation: a.recentConfirmation,
+    implemented: Boolean(a.handler),
+    extension: Boolean(a.extension),
+  }));
+}
+
+export function listActions(json: boolean, io: Io): void {
+  const rows = catalogRows();
+  if (json) {
+    io.out(JSON.stringify(rows));
+    return;
+  }
+  const done = rows.filter((r) => r.implemented).length;
+  for (const r of rows) {
+    const mark = r.implemented ? ' ' : '!';
+    const rc = r.recent_confirmation ? ' RC' : '';
+    const surf = r.surfaces.length ? r.surfaces.join(',') : 'browser';
+    io.out(
+      `${mark} ${r.name.padEnd(40)} ${r.method.padEnd(6)} ${r.route.padEnd(62)} ${r.scopes.join('+').padEnd(12)} ${r.effect === 'read' ? 'R' : 'D'}${rc} ${surf}${r.implemented ? '' : '  [not implemented]'}`,
+    );
+  }
+  io.out(`\n${rows.length} actions, ${done} implemented; "!" marks actions that answer 501 not_implemented.`);
+}
+

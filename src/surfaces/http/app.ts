@@ -1,0 +1,103 @@
+/**
+ * The Fastify app, generated from the action registry: one route per action,
+ * each doing only transport work (read the request, call dispatch, write the
+ * outcome). Every error leaves as the spec's envelope.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { dispatch } from '../../actions/dispatch.js';
+import type { ActionOutcome } from '../../actions/reply.js';
+import type { ActionDef } from '../../actions/types.js';
+import { bearerToken } from '../../accounts/credentials.js';
+import { AppError, toAppError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
+import { toFastifyRoute } from './routes.js';
+
+export interface AppOptions {
+  services: Services;
+  actions: ReadonlyArray<ActionDef<any>>;
+  /** Where unexpected errors are reported (the server log); never the response. */
+  logError?: (err: unknown, context: string) => void;
+}
+
+function sendError(res: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) res.headers(err.headers);
+  return res.code(err.status).type('application/json; charset=utf-8').send(err.toEnvelope());
+}
+
+/** Maps Fastify's own failures (body parsing, sizes, media types) to the envelope. */
+function fromFastifyError(err: FastifyError): AppError {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('bad_request', 'Unsupported Content-Type; send JSON with Content-Type: application/json', {
+        status: 415,
+        details: { field: 'headers.content-type' },
+      });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('bad_request', 'Content-Type is application/json but the body is empty', {
+        details: { field: 'body' },
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('bad_request', 'Request body is too large', { status: 413, details: { field: 'body' } });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'Content-Length does not match the body', { details: { field: 'body' } });
+  }
+  if (err.statusCode === 400 && err instanceof SyntaxError) {
+    return new AppError('bad_request', 'Request body is not valid JSON', { details: { field: 'body' } });
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new AppError('bad_request', 'Malformed request', { status: err.statusCode });
+  }
+  return toAppError(err);
+}
+
+function sendOutcome(res: FastifyReply, out: ActionOutcome): FastifyReply {
+  res.code(out.status);
+  res.headers(out.headers);
+  if (out.etag !== undefined) res.header('etag', `"${out.etag}"`);
+  if (out.status === 204 || out.body === undefined) return res.send();
+  if (Buffer.isBuffer(out.body) || typeof out.body === 'string') {
+    return res.type(out.contentType ?? 'application/octet-stream').send(out.body);
+  }
+  return res.type('application/json; charset=utf-8').send(JSON.stringify(out.body));
+}
+
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const logError = opts.logError ?? ((err, where) => console.error(`[quire] internal error in ${where}:`, err));
+  const app = Fastify({ logger: false, bodyLimit: 32 * 1024 * 1024, exposeHeadRoutes: true });
+
+  app.setNotFoundHandler((req, res) =>
+    sendError(res, new AppError('not_found', `No route ${req.method} ${req.url.split('?')[0]}`)),
+  );
+  app.setErrorHandler((err: FastifyError, req, res) => {
+    const appErr = err instanceof AppError ? err : fromFastifyError(err);
+    if (appErr.code === 'internal' && !(err instanceof AppError)) logError(err, `${req.method} ${req.url.split('?')[0]}`);
+    return sendError(res, appErr);
+  });
+
+  for (const action of opts.actions) {
+    const { url, wildcard } = toFastifyRoute(action.route);
+    app.route({
+      method: action.method,
+      url,
+      handler: async (req: FastifyRequest, res: FastifyReply) => {
+        const params = { ...(req.params as Record<string, string>) };
+        if (wildcard) {
+          params[wildcard] = params['*'] ?? '';
+          delete params['*'];
+        }
+        try {
+          const token = bearerToken(req.headers.authorization);
+          const out = await dispatch(
+            action,
+            { path: params, query: req.query as Record<string, unknown>, headers: req.headers, body: req.body },
+            { services: opts.services, surface: 'http', token, onInternalError: (e) => logError(e, action.name) },
+          );
+          return sendOutcome(res, out);
+        } catch (e) {
+          return sendError(res, toAppError(e));
+        }
+      },
+    });
+  }
+  return app;
+}

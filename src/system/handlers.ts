@@ -1,0 +1,13 @@
+/** System information: what a client needs before it signs in. */
+import type { ActionContext } from '../actions/context.js';
+import { API_VERSION, VERSION } from '../core/config.js';
+
+export function systemInfo(ctx: ActionContext) {
+  const instance = ctx.services.store.snapshot().instance;
+  return {
+    name: ctx.services.config.instanceName,
+    version: VERSION,
+    api_version: API_VERSION,
+    open_signup: instance.open_signup,
+  };
+}
