@@ -51,11 +51,15 @@ class Blk {
   fenceOffset = 0;
   // HTML
   htmlType = 0;
+  // INDENTED: started on a line that closed unmatched containers (micromark
+  // then does not treat the next line as interrupting it)
+  lazyStartLine = -1;
   // PARA: per line, content start/end offsets, line number, source line start
   starts: number[] = [];
   ends: number[] = [];
   lineNos: number[] = [];
   lineStarts: number[] = [];
+  indents: number[] = [];
   ownerItem: Blk | null = null;
   constructor(k: number) {
     this.k = k;
@@ -205,6 +209,16 @@ class Extractor {
   indented = false;
   allClosed = true;
   lastMatched = 0; // number of matched blocks in stack
+  /**
+   * micromark's `interrupt`: all containers matched and the open leaf is a
+   * paragraph or indented code. Empty list items and ordered items not
+   * starting at 1 cannot start then, even nested on the same line.
+   */
+  interrupt = false;
+  /** Indentation of the line after the matched containers (before new ones). */
+  lineIndent = 0;
+  /** An empty list item was closed by a blank line and no text line came since. */
+  emptyItemClosed = false;
   // words of this line
   wordExcl: number[] = [];
   codeFrom = -1; // offset where code starts on this line (words before it still count)
@@ -269,6 +283,7 @@ class Extractor {
     while (ls < n) {
       const [e, nx] = nextLine(ls);
       this.processLine(ls, e, lineNo);
+      if (!this.blank) this.emptyItemClosed = false;
       ls = nx;
       lineNo++;
     }
@@ -373,11 +388,19 @@ class Extractor {
     this.lastMatched = matched;
     this.allClosed = matched === stack.length;
     const oldTip = stack[stack.length - 1]!;
+    this.interrupt =
+      (oldTip.k === PARA && matched === stack.length) ||
+      (oldTip.k === INDENTED && matched >= stack.length - 1 && oldTip.lazyStartLine < 0);
     let container = stack[matched - 1]!;
     let matchedLeaf = container.k === FENCE || container.k === INDENTED || container.k === HTML;
 
+    let first = true;
     while (!matchedLeaf) {
       this.findNextNonspace();
+      if (first) {
+        this.lineIndent = this.indent;
+        first = false;
+      }
       if (!this.indented) {
         const c = text.charCodeAt(this.nextNonspace);
         if (!(c < 128 && MAYBE_SPECIAL[c] === 1)) {
@@ -409,6 +432,7 @@ class Extractor {
         this.addParaLine(tip);
       } else if (k === FENCE || k === INDENTED) {
         if (this.codeFrom < 0) this.codeFrom = ls;
+        if (k === INDENTED && !this.blank && tip.lazyStartLine !== lineNo) tip.lazyStartLine = -1;
       } else if (k === HTML) {
         if (tip.htmlType >= 1 && tip.htmlType <= 5 && HTML_CLOSE[tip.htmlType]!.test(text.slice(this.offset, le))) {
           stack.pop();
@@ -450,7 +474,11 @@ class Extractor {
         return 1;
       case ITEM:
         if (this.blank) {
-          if (!b.hasChild) return 1;
+          if (!b.hasChild) {
+            // micromark closes it only at the next non-blank line
+            this.emptyItemClosed = true;
+            return 1;
+          }
           this.advanceNextNonspace();
           return 0;
         }
@@ -554,7 +582,7 @@ class Extractor {
         const last = para.starts.length - 1;
         const hs = para.starts[last]!;
         const he = para.ends[last]!;
-        if (headerCells(text, hs, he) === size) {
+        if (para.indents[last]! < 4 && headerCells(text, hs, he) === size) {
           this.closeUnmatched();
           this.stack.pop();
           // the paragraph without its last line stays a paragraph
@@ -563,6 +591,7 @@ class Extractor {
           para.ends.pop();
           para.lineNos.pop();
           para.lineStarts.pop();
+          para.indents.pop();
           if (para.starts.length > 0) {
             this.stack.push(para);
             this.finalize(this.stack.pop()!);
@@ -632,7 +661,7 @@ class Extractor {
         }
       }
       // setext heading underline
-      if (inPara && (c === 61 || c === 45) && RE_SETEXT.test(rest)) {
+      if (inPara && (c === 61 || c === 45) && RE_SETEXT.test(rest) && this.stripDefinitions(container)) {
         this.closeUnmatched();
         const para = this.stack.pop()!;
         this.setextHeading(para, c === 61 ? 1 : 2);
@@ -664,7 +693,9 @@ class Extractor {
     // indented code
     if (indented && this.stack[this.stack.length - 1]!.k !== PARA && !this.blank) {
       this.advanceOffset(4, true);
-      this.addBlock(INDENTED);
+      const closesSome = (!this.allClosed && this.stack.length > this.lastMatched) || this.emptyItemClosed;
+      const b = this.addBlock(INDENTED);
+      if (closesSome) b.lazyStartLine = this.lineNo;
       this.codeFrom = this.offset;
       return 2;
     }
@@ -677,7 +708,8 @@ class Extractor {
     const le = this.le;
     const rest = text.slice(nn, Math.min(le, nn + 12));
     let markerLen: number;
-    const inPara = container.k === PARA;
+    const inPara = this.interrupt;
+    void container;
     let m = RE_BULLET.exec(rest);
     if (m) markerLen = 1;
     else {
@@ -767,24 +799,18 @@ class Extractor {
   }
 
   startParagraph(): void {
-    const text = this.text;
     const s = this.offset;
-    const c = text.charCodeAt(s);
-    if (c === 91 && RE_DEFINITION.test(text.slice(s, this.le))) {
-      // a link reference definition: no facts (its words still count)
-      this.addClosedLeaf();
-      return;
-    }
+    const indent = this.lineIndent;
     const b = this.addBlock(PARA);
-    this.pushParaLine(b, s);
+    this.pushParaLine(b, s, indent);
   }
 
   addParaLine(b: Blk): void {
     this.findNextNonspace();
-    this.pushParaLine(b, this.nextNonspace);
+    this.pushParaLine(b, this.nextNonspace, this.lineIndent);
   }
 
-  pushParaLine(b: Blk, s: number): void {
+  pushParaLine(b: Blk, s: number, indent: number): void {
     const text = this.text;
     let e = this.le;
     while (e > s && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--;
@@ -792,12 +818,42 @@ class Extractor {
     b.ends.push(e);
     b.lineNos.push(this.lineNo);
     b.lineStarts.push(this.ls);
+    b.indents.push(indent);
   }
 
   // ---------------------------------------------------------------- leaves
 
+  /**
+   * Drop the link reference definitions (one line each) that start a
+   * paragraph; returns false when nothing is left.
+   */
+  stripDefinitions(b: Blk): boolean {
+    const text = this.text;
+    let k = 0;
+    while (
+      k < b.starts.length &&
+      text.charCodeAt(b.starts[k]!) === 91 &&
+      RE_DEFINITION.test(text.slice(b.starts[k]!, b.ends[k]!))
+    )
+      k++;
+    if (k > 0) {
+      b.starts.splice(0, k);
+      b.ends.splice(0, k);
+      b.lineNos.splice(0, k);
+      b.lineStarts.splice(0, k);
+      b.indents.splice(0, k);
+    }
+    if (b.starts.length === 0) {
+      if (b.ownerItem) b.ownerItem.firstChildPara = null;
+      return false;
+    }
+    return true;
+  }
+
   finalize(b: Blk): void {
-    if (b.k === PARA) this.finalizeParagraph(b);
+    if (b.k === PARA) {
+      if (this.stripDefinitions(b)) this.finalizeParagraph(b);
+    }
     else if (b.k === ITEM) {
       if (b.task && b.firstChildPara === null) b.task = null;
     }

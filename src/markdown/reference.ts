@@ -41,6 +41,7 @@ interface MdNode {
 }
 
 const processor = remark().use(remarkFrontmatter, ['yaml']).use(remarkGfm);
+const plainProcessor = remark().use(remarkGfm);
 
 /** Mask character for source that is not visible text (code, HTML, links …). */
 const MASK = '\u0000';
@@ -67,7 +68,14 @@ function backslashesBefore(s: string, i: number): number {
 export function referenceFacts(text: string, path: string): NoteFacts {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const src = bom ? text.slice(1) : text;
-  const tree = processor.parse(src) as unknown as MdNode;
+  let tree = processor.parse(src) as unknown as MdNode;
+  if (tree.children?.[0]?.type !== 'yaml' && src.startsWith('---')) {
+    // micromark-extension-frontmatter bug: a first-line `---` that does not
+    // open a block disables block quotes and lists for the rest of the
+    // document. Without a block the extension must not change anything, so
+    // parse again without it.
+    tree = plainProcessor.parse(src) as unknown as MdNode;
+  }
   const starts = lineStarts(text);
   const lineAt = (srcOffset: number) => lineOf(starts, srcOffset + bom);
   const colAt = (srcOffset: number) => srcOffset + bom - starts[lineAt(srcOffset) - 1]! + 1;
@@ -85,22 +93,91 @@ export function referenceFacts(text: string, path: string): NoteFacts {
 
   // ---------------------------------------------------------------- inline
 
-  /** Scan one phrasing container; returns the masked content and its start offset. */
-  function scanPhrasing(container: MdNode): { masked: string; start: number } | null {
+  /**
+   * Scan one phrasing container (paragraph, heading, table cell). Every
+   * source character between its first and last child is classified:
+   * visible text (text nodes, emphasis markers), masked (code, HTML, links,
+   * breaks) or container prefix (`>` and indentation that micromark strips at
+   * the start of continuation lines). Wikilinks and tags are then found in
+   * the visible text. Returns the masked text, its start offset and the raw
+   * content with prefixes removed (for heading text).
+   */
+  function scanPhrasing(container: MdNode): { masked: string; start: number; raw: string } | null {
     const kids = container.children ?? [];
     if (kids.length === 0) return null;
-    const cs = startOf(kids[0]!);
-    const ce = endOf(kids[kids.length - 1]!);
-    const chars = src.slice(cs, ce).split('');
-    const mask = (from: number, to: number) => {
-      for (let i = from; i < to; i++) {
-        const c = chars[i - cs]!;
-        if (c !== '\n' && c !== '\r') chars[i - cs] = MASK;
+    // Nodes made by mdast transforms (GFM autolink literals) carry no
+    // positions; place such runs at the edges by their text.
+    let cs = startOf(container);
+    let ce = endOf(container);
+    const firstPos = kids.findIndex((k) => k.position);
+    if (firstPos === 0) cs = startOf(kids[0]!);
+    else {
+      const v = kids.slice(0, firstPos < 0 ? kids.length : firstPos).map(plainValue).join('');
+      const want = firstPos > 0 ? startOf(kids[firstPos]!) : -1;
+      for (let a = startOf(container); a < endOf(container); a++) {
+        const e = matchLoose(a, v);
+        if (e >= 0 && (want < 0 || e === want)) {
+          cs = a;
+          if (firstPos < 0) ce = e;
+          break;
+        }
+      }
+    }
+    let lastPos = kids.length - 1;
+    while (lastPos >= 0 && !kids[lastPos]!.position) lastPos--;
+    if (lastPos === kids.length - 1) ce = endOf(kids[lastPos]!);
+    else if (lastPos >= 0) {
+      const e = matchLoose(endOf(kids[lastPos]!), kids.slice(lastPos + 1).map(plainValue).join(''));
+      if (e >= 0) ce = e;
+    }
+    const kind = new Uint8Array(ce - cs); // 0 visible, 1 masked, 2 prefix
+    const mark = (from: number, to: number, k: number) => {
+      for (let i = Math.max(from, cs); i < Math.min(to, ce); i++) {
+        if (k === 1 && (src[i] === '\n' || src[i] === '\r')) continue;
+        kind[i - cs] = k;
+      }
+    };
+    /** A run of text: mark the container prefixes at the start of its continuation lines. */
+    const textRun = (a: number, b: number, value: string, atLineStart: boolean) => {
+      const sLines = src.slice(a, b).split(/(\r\n|\r|\n)/);
+      const vLines = value.split(/\r\n|\r|\n/);
+      if ((sLines.length + 1) / 2 !== vLines.length) return;
+      let off = a;
+      for (let i = 0; i < vLines.length; i++) {
+        const sl = sLines[2 * i]!;
+        if (i > 0 || atLineStart) {
+          const k = prefixLength(sl, vLines[i]!);
+          mark(off, off + k, 2);
+        }
+        off += sl.length + (sLines[2 * i + 1]?.length ?? 0);
+      }
+    };
+    const atLineStart = (a: number) => a > 0 && (src[a - 1] === '\n' || src[a - 1] === '\r');
+    const walkChildren = (list: MdNode[], from: number, to: number) => {
+      for (let i = 0; i < list.length; i++) {
+        const n = list[i]!;
+        if (!n.position) {
+          // A run of position-less nodes: one text node spanning the gap.
+          let j = i;
+          let value = '';
+          while (j < list.length && !list[j]!.position) value += plainValue(list[j++]!);
+          const a = i > 0 ? endOf(list[i - 1]!) : from;
+          const b = j < list.length ? startOf(list[j]!) : to;
+          textRun(a, b, value, atLineStart(a));
+          i = j - 1;
+          continue;
+        }
+        // Source between two siblings belongs to no node: the container
+        // prefix of a continuation line (after a line ending or a break).
+        if (i > 0 && list[i - 1]!.position) mark(endOf(list[i - 1]!), startOf(n), 2);
+        walk(n);
       }
     };
     const walk = (n: MdNode) => {
       switch (n.type) {
         case 'text':
+          textRun(startOf(n), endOf(n), n.value ?? '', false);
+          return;
         case 'footnoteReference':
         case 'imageReference':
           return;
@@ -108,7 +185,7 @@ export function referenceFacts(text: string, path: string): NoteFacts {
         case 'strong':
         case 'delete':
         case 'linkReference':
-          for (const k of n.children ?? []) walk(k);
+          walkChildren(n.children ?? [], startOf(n), endOf(n));
           return;
         case 'link':
         case 'image': {
@@ -116,39 +193,89 @@ export function referenceFacts(text: string, path: string): NoteFacts {
           const first = src[s];
           if (n.type === 'link' && first !== '[' && first !== '<') {
             // A GFM autolink literal (www.x.com, https://…, a@b.c): plain text.
-            for (const k of n.children ?? []) walk(k);
+            walkChildren(n.children ?? [], s, endOf(n));
             return;
           }
           if (first !== '<') {
             recordMarkdownLink(n);
             // images inside a link's text are links too
-            for (const k of n.children ?? []) walk(k);
+            for (const k of n.children ?? []) if (k.position) walk(k);
           }
-          mask(s, endOf(n));
+          mark(s, endOf(n), 1);
           return;
         }
         default:
           // inlineCode, html, break and anything unexpected: not text.
-          mask(startOf(n), endOf(n));
+          mark(startOf(n), endOf(n), 1);
       }
     };
-    for (const k of kids) walk(k);
-    // Container prefixes (`>`, indentation) at the start of continuation lines.
-    for (let i = 0; i < chars.length; i++) {
-      const c = chars[i];
-      if (c === '\n' || (c === '\r' && chars[i + 1] !== '\n')) {
-        let j = i + 1;
-        while (j < chars.length && (chars[j] === ' ' || chars[j] === '\t' || chars[j] === '>')) {
-          chars[j] = '\n';
-          j++;
-        }
-        i = j - 1;
-      }
+    walkChildren(kids, cs, ce);
+    let masked = '';
+    let raw = '';
+    for (let i = cs; i < ce; i++) {
+      const k = kind[i - cs];
+      const c = src[i]!;
+      if (k === 0) {
+        masked += c;
+        raw += c;
+      } else if (k === 1) {
+        masked += '\u0000';
+        raw += c;
+      } else masked += '\n';
     }
-    let masked = chars.join('');
     masked = maskMath(masked);
     findWikilinksAndTags(masked, cs);
-    return { masked, start: cs };
+    return { masked, start: cs, raw };
+  }
+
+  /**
+   * Match a node's value against the source from `a`, allowing character
+   * escapes and container prefixes after line endings. Returns the end
+   * offset, or -1.
+   */
+  function matchLoose(a: number, value: string): number {
+    let i = a;
+    let j = 0;
+    while (j < value.length) {
+      const c = src[i];
+      if (c === undefined) return -1;
+      if (c === value[j]) {
+        i++;
+        j++;
+      } else if (c === '\\' && src[i + 1] === value[j] && /[!-/:-@[-`{-~]/.test(value[j]!)) {
+        i += 2;
+        j++;
+      } else if ((c === ' ' || c === '\t' || c === '>') && j > 0 && (value[j - 1] === '\n' || value[j - 1] === '\r')) {
+        i++;
+      } else if ((c === ' ' || c === '\t') && (value[j] === '\n' || value[j] === '\r')) {
+        i++;
+      } else return -1;
+    }
+    return i;
+  }
+
+  function plainValue(n: MdNode): string {
+    if (n.value !== undefined) return n.value;
+    return (n.children ?? []).map(plainValue).join('');
+  }
+
+  /**
+   * How many leading characters of a source line are container prefix, given
+   * the text micromark kept for that line (its value line).
+   */
+  function prefixLength(sl: string, vl: string): number {
+    const s = sl.replace(/[ \t]+$/, '');
+    const v = vl.replace(/[ \t]+$/, '');
+    const isPrefix = (k: number) => /^[ \t>]*$/.test(s.slice(0, k));
+    if (s.endsWith(v) && isPrefix(s.length - v.length)) return s.length - v.length;
+    // Escapes or character references make the source longer than the value.
+    for (let k = 0; k <= s.length && isPrefix(k); k++) {
+      const rest = s.slice(k);
+      if (rest[0] !== ' ' && rest[0] !== '\t' && (rest === '' ? v === '' : rest[0] === v[0] || (rest[0] === '\\' || rest[0] === '&'))) {
+        if (rest[0] !== '>' || v[0] === '>') return k;
+      }
+    }
+    return /^[ \t]*/.exec(s)![0].length;
   }
 
   function maskMath(s: string): string {
@@ -249,15 +376,6 @@ export function referenceFacts(text: string, path: string): NoteFacts {
 
   // ----------------------------------------------------------------- blocks
 
-  function headingText(n: MdNode): string {
-    const kids = n.children ?? [];
-    if (kids.length === 0) return '';
-    const raw = src.slice(startOf(kids[0]!), endOf(kids[kids.length - 1]!));
-    return raw
-      .split(/\r\n|\r|\n/)
-      .map((l, i) => (i === 0 ? l : l.replace(/^[ \t>]*/, '')).trim())
-      .join(' ');
-  }
 
   /** Returns the block anchor found at the end of a paragraph, if any. */
   function paragraph(n: MdNode): BlockAnchor | null {
@@ -360,9 +478,15 @@ export function referenceFacts(text: string, path: string): NoteFacts {
         return;
       case 'heading': {
         const kids = n.children ?? [];
-        const at = kids.length > 0 ? startOf(kids[0]!) : startOf(n);
-        headings.push({ level: n.depth!, text: headingText(n), line: lineAt(at) });
-        scanPhrasing(n);
+        const at = kids.length > 0 && kids[0]!.position ? startOf(kids[0]!) : startOf(n);
+        const r = scanPhrasing(n);
+        const text = r
+          ? r.raw
+              .split(/\r\n|\r|\n/)
+              .map((l) => l.trim())
+              .join(' ')
+          : '';
+        headings.push({ level: n.depth!, text, line: lineAt(at) });
         return;
       }
       case 'paragraph':
