@@ -9,10 +9,11 @@ import { hashSecret, newSecret } from './core/ids.js';
 import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
 import { buildApp } from './surfaces/http/app.js';
+import { InstanceVaults } from './vault/vaults.js';
 
-export async function openServices(config: Config): Promise<Services> {
+export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
   const store = await SidecarStore.open(paths.sidecar(config));
-  return { config, store };
+  return { config, store, vaults: new InstanceVaults(config, store, log) };
 }
 
 /**
@@ -39,7 +40,7 @@ export interface RunningServer {
 export async function startServer(input: ConfigInput & { log?: (line: string) => void } = {}): Promise<RunningServer> {
   const config = loadConfig(input);
   const log = input.log ?? ((line: string) => console.log(line));
-  const services = await openServices(config);
+  const services = await openServices(config, log);
   const setupToken = await issueSetupTokenIfEmpty(services);
   const app = buildApp({ services, actions: registry });
   await app.listen({ host: config.host, port: config.port });
@@ -49,6 +50,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const url = `http://${host}:${port}`;
   if (setupToken) log(`first start: no users yet. One-time setup token: ${setupToken}`);
   log(`quire listening on ${url} (data ${config.dataDir})`);
+  // Index every Home in the background; requests for a Home still indexing wait for it.
+  const indexing = (services.vaults as InstanceVaults).openAll();
   return {
     app,
     services,
@@ -56,6 +59,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     setupToken,
     close: async () => {
       await app.close();
+      await indexing;
+      await services.vaults.close();
     },
   };
 }

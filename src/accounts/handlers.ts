@@ -60,6 +60,8 @@ export async function updateProfile(ctx: ActionContext, body: { display_name: st
   checkUsername(body.username);
   checkDisplayName(body.display_name);
   const config = ctx.services.config;
+  const before = findUser(ctx.services.store.snapshot(), caller.userId).username;
+  if (before !== body.username) await ctx.services.vaults.release(before);
   return ctx.services.store.transact((data) => {
     const me = findUser(data, caller.userId);
     if (body.username !== me.username) {

@@ -4,8 +4,11 @@
  */
 import type { Config } from './config.js';
 import type { SidecarStore } from '../store/sidecar.js';
+import type { Vaults } from '../vault/vaults.js';
 
 export interface Services {
   config: Config;
   store: SidecarStore;
+  /** The users' Homes and their indexes. */
+  vaults: Vaults;
 }

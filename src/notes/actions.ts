@@ -1,10 +1,15 @@
 /**
  * Notes area of the spec (document 2), "Notes, links and canvas" (17 actions, scope data).
  * New Notes use the flat `Notes/` root; canvas Notes are created here and edited through
- * collaboration only. Declarations only; handlers are attached when the area is built.
+ * collaboration only. Extension actions beyond the spec's table are in extension-actions.ts.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { reply } from '../actions/reply.js';
+import { parseComposer } from '../composer/composer.js';
+import { openScope } from './access.js';
+import { extensionActions } from './extension-actions.js';
+import * as n from './notes.js';
 
 const AREA = 'Notes, links and canvas';
 
@@ -45,6 +50,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => n.backlinksOf(await openScope(ctx), query.path),
   }),
   defineAction({
     name: 'by_tag',
@@ -62,6 +68,7 @@ export const actions = [
     input: {
       path: Type.Object({ tag: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
     },
+    handler: async (ctx, { path }) => n.notesByTag(await openScope(ctx), path.tag),
   }),
   defineAction({
     name: 'create',
@@ -89,6 +96,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => reply(await n.createNote(await openScope(ctx), body), { status: 201 }),
   }),
   defineAction({
     name: 'create_linked',
@@ -109,6 +117,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => reply(await n.createLinked(await openScope(ctx), body.path), { status: 201 }),
   }),
   defineAction({
     name: 'export_canvas',
@@ -150,6 +159,10 @@ export const actions = [
     area: AREA,
     summary: 'Reads a Note by its stable ID, with the ETag used for conditional writes.',
     input: { path: NoteId },
+    handler: async (ctx, { path }) => {
+      const { record, etag } = await n.getNote(await openScope(ctx), path.id);
+      return reply(record, { etag });
+    },
   }),
   defineAction({
     name: 'linked_notes',
@@ -170,6 +183,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => n.linkedNotes(await openScope(ctx), query.path),
   }),
   defineAction({
     name: 'move_note',
@@ -195,6 +209,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, headers, body }) => n.moveNote(await openScope(ctx), path.id, headers['if-match'], body.folder),
   }),
   defineAction({
     name: 'note_backlinks',
@@ -210,6 +225,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists the Notes that link to a Note.',
     input: { path: NoteId },
+    handler: async (ctx, { path }) => n.noteBacklinks(await openScope(ctx), path.id),
   }),
   defineAction({
     name: 'note_links',
@@ -225,6 +241,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists the outgoing links of a Note.',
     input: { path: NoteId },
+    handler: async (ctx, { path }) => n.noteLinks(await openScope(ctx), path.id),
   }),
   defineAction({
     name: 'notes_bookmarks_create',
@@ -300,6 +317,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (_ctx, { body }) => parseComposer(body),
   }),
   defineAction({
     name: 'notes_events',
@@ -343,6 +361,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => n.listNotes(await openScope(ctx), query),
   }),
   defineAction({
     name: 'notes_template_create',
@@ -407,4 +426,5 @@ export const actions = [
     summary: 'Lists the Note templates.',
     input: {},
   }),
+  ...extensionActions,
 ];

@@ -1,9 +1,11 @@
 /**
  * Section 4.2 of the spec: tags (11 actions, scope data).
- * Declarations only; handlers are attached when the area is built.
+ * Handlers call assignments.ts; the rewrite actions answer 501 until built.
  */
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { openScope } from '../notes/access.js';
+import * as t from './assignments.js';
 
 const AREA = '4.2 Tags';
 
@@ -45,6 +47,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => t.assignTags(await openScope(ctx), body.path, body.tags),
   }),
   defineAction({
     name: 'get_file_assignment',
@@ -65,6 +68,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path }) => t.getFileAssignment(await openScope(ctx), path.path),
   }),
   defineAction({
     name: 'list_file_assignments',
@@ -90,6 +94,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => t.listFileAssignments(await openScope(ctx), query),
   }),
   defineAction({
     name: 'list_tags',
@@ -105,6 +110,7 @@ export const actions = [
     area: AREA,
     summary: "Lists the tags used in the caller's Home.",
     input: {},
+    handler: async (ctx) => t.listTags(await openScope(ctx)),
   }),
   defineAction({
     name: 'preview_rename',
@@ -190,6 +196,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, query }) => t.tagPage(await openScope(ctx), path.tag, query.cursor, query.limit),
   }),
   defineAction({
     name: 'tags_reconcile',

@@ -14,7 +14,7 @@ import { catalogRows, lookupAction } from '../../src/surfaces/cli/run-action.js'
 import { renderActionsDoc } from '../../src/surfaces/docs/actions-doc.js';
 
 describe('surfaces derived from the registry', () => {
-  const app = buildApp({ services: { config: loadConfig({ dataDir: '/nonexistent' }), store: null as never }, actions: registry });
+  const app = buildApp({ services: { config: loadConfig({ dataDir: '/nonexistent' }), store: null as never, vaults: null as never }, actions: registry });
 
   it('registers an HTTP route for every action', async () => {
     await app.ready();

@@ -98,7 +98,7 @@ function buildProgram(): Command {
 
   connection(program.command('mcp').description('Serve the actions as MCP tools over stdio')).action(
     async (o: RunOptions) => {
-      await serveMcpStdio(registry, resolveTransport(o));
+      await serveMcpStdio(registry, await resolveTransport(o, process.env, { watch: true }));
     },
   );
   return program;

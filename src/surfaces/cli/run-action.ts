@@ -4,6 +4,7 @@ import { findAction, registry } from '../../actions/registry.js';
 import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
 import { toAppError, type AppError } from '../../core/errors.js';
+import { LocalTransport, terminalProgress } from '../client/local.js';
 import { HttpTransport, outcomeAsJson, type Transport } from '../client/transport.js';
 
 export class UsageError extends Error {}
@@ -35,9 +36,14 @@ export function parseInput(text: string | undefined): RawInput {
   return value as RawInput;
 }
 
-export function resolveTransport(opts: RunOptions, env: NodeJS.ProcessEnv = process.env): Transport {
+export async function resolveTransport(
+  opts: RunOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  local: { watch: boolean } = { watch: false },
+): Promise<Transport & { close?: () => Promise<void> }> {
   if (opts.vault) {
-    throw new UsageError('--vault (local vault mode) is not available yet; run against a server with --server');
+    if (opts.server) throw new UsageError('Use either --vault or --server, not both');
+    return LocalTransport.open(opts.vault, { watch: local.watch, onProgress: terminalProgress() });
   }
   const server = opts.server ?? env.QUIRE_SERVER;
   if (!server) throw new UsageError('No server: pass --server URL or set QUIRE_SERVER');
@@ -70,7 +76,7 @@ export async function runAction(name: string, opts: RunOptions, io: Io): Promise
     else io.err(`refused: ${err.message}`);
     return 2;
   }
-  const transport = resolveTransport(opts);
+  const transport = await resolveTransport(opts);
   try {
     const outcome = await transport.call(action, input);
     const value = outcomeAsJson(outcome);
@@ -86,6 +92,8 @@ export async function runAction(name: string, opts: RunOptions, io: Io): Promise
       io.err(`error: ${err.code}: ${err.message}${details}`);
     }
     return 1;
+  } finally {
+    await transport.close?.();
   }
 }
 

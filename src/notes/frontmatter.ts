@@ -1,0 +1,102 @@
+/**
+ * Rewrites frontmatter keys while keeping every other byte of the note. The
+ * YAML is parsed only to find where each key's text sits; an edit replaces
+ * exactly that key's source (or appends a new key, or removes the key's
+ * lines), so untouched keys, comments, quoting, the body and the file's line
+ * endings stay as they were.
+ */
+import YAML, { isMap, isScalar, type Pair } from 'yaml';
+import { AppError } from '../core/errors.js';
+import type { TextRange } from '../markdown/facts.js';
+
+/** `undefined` leaves a key alone; `null` removes it; anything else sets it. */
+export type FrontmatterChanges = Record<string, unknown>;
+
+/** One `key: value` in the house style: lists of plain values inline, `[a, b]`. */
+export function renderPair(key: string, value: unknown): string {
+  const doc = new YAML.Document({ [key]: value });
+  YAML.visit(doc, {
+    Seq(_, node) {
+      if (node.items.every((i) => isScalar(i))) node.flow = true;
+    },
+  });
+  return doc.toString({ flowCollectionPadding: false, lineWidth: 0 }).replace(/\n$/, '');
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Applies changes to the YAML text between the fences (always `\n` line endings here). */
+function editYaml(inner: string, changes: FrontmatterChanges): string {
+  const doc = YAML.parseDocument(inner);
+  const map = doc.contents;
+  if (map !== null && !isMap(map)) {
+    throw new AppError('conflict', 'The note\'s frontmatter is not a mapping of keys; fix it before changing its properties', {
+      details: { reason: 'invalid_frontmatter' },
+    });
+  }
+  const edits: Edit[] = [];
+  let appended = '';
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    const pair = map?.items.find((p) => isScalar(p.key) && String(p.key.value) === key) as Pair<YAML.Scalar, YAML.Node | null> | undefined;
+    if (!pair) {
+      if (value !== null) appended += renderPair(key, value) + '\n';
+      continue;
+    }
+    const start = pair.key.range![0];
+    let end = pair.value?.range ? pair.value.range[1] : pair.key.range![1];
+    // A block value's range runs past its last line break; the break belongs to the line.
+    while (end > start && inner[end - 1] === '\n') end--;
+    if (value === null) {
+      const lineStart = inner.lastIndexOf('\n', start - 1) + 1;
+      const nl = inner.indexOf('\n', Math.max(end - 1, start));
+      edits.push({ start: lineStart, end: nl < 0 ? inner.length : nl + 1, text: '' });
+    } else {
+      edits.push({ start, end, text: renderPair(key, value) });
+    }
+  }
+  let out = inner;
+  for (const e of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  if (appended) out = (out === '' || out.endsWith('\n') ? out : out + '\n') + appended;
+  return out;
+}
+
+export function editFrontmatter(
+  text: string,
+  range: TextRange | null,
+  changes: FrontmatterChanges,
+  opts: { frontmatterError?: string | null } = {},
+): string {
+  if (Object.values(changes).every((v) => v === undefined)) return text;
+  const eolOf = (s: string) => (s.includes('\r\n') ? '\r\n' : '\n');
+  if (!range) {
+    const yaml = editYaml('', changes);
+    if (yaml === '') return text;
+    const eol = eolOf(text);
+    const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+    return `${bom}---${eol}${yaml.replace(/\n/g, eol)}---${eol}${text.slice(bom.length)}`;
+  }
+  if (opts.frontmatterError) {
+    throw new AppError('conflict', `The note's frontmatter is not valid YAML (${opts.frontmatterError}); fix it before changing its properties`, {
+      details: { reason: 'invalid_frontmatter' },
+    });
+  }
+  const block = text.slice(range.start, range.end);
+  const eol = eolOf(block);
+  const firstEol = block.search(/\r?\n/);
+  const innerStart = range.start + firstEol + (block[firstEol] === '\r' ? 2 : 1);
+  const closing = /(^|\r?\n)(---|\.\.\.)[ \t]*(\r?\n)?$/.exec(block);
+  const innerEnd = closing ? range.start + closing.index + closing[1]!.length : range.end;
+  const inner = text.slice(innerStart, innerEnd).replace(/\r\n/g, '\n');
+  const edited = editYaml(inner, changes);
+  return text.slice(0, innerStart) + edited.replace(/\n/g, eol) + text.slice(innerEnd);
+}
+
+/** The body of a note: everything after the frontmatter block. */
+export function bodyOf(text: string, range: TextRange | null): string {
+  return range ? text.slice(range.end) : text.startsWith('\uFEFF') ? text.slice(1) : text;
+}

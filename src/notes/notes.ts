@@ -1,0 +1,287 @@
+/**
+ * Notes: create, read, list, update, move, delete, links, backlinks, tags
+ * and search. Functions take a Scope (the caller's vault and index) and
+ * plain values, so HTTP, the command line and the local vault mode share them.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError, errors } from '../core/errors.js';
+import { pageByKey } from '../core/cursor.js';
+import type { NoteEntry, ResolvedLink } from '../index/home-index.js';
+import { renderCanvasNote } from '../canvas/excalidraw-file.js';
+import { extractFacts } from '../markdown/extract.js';
+import { bodyOf, editFrontmatter } from './frontmatter.js';
+import { checkVisible, checkWritable, visible, type Scope } from './access.js';
+
+/** Rule 1 of the notes area: new Notes go to the flat `Notes/` root. */
+export const NOTES_ROOT = 'Notes/';
+
+export function checkNotesFolder(folder: string | null | undefined): void {
+  if (folder === undefined || folder === null || folder === '' || folder === 'Notes' || folder === NOTES_ROOT) return;
+  throw new AppError('bad_request', `folder must be "${NOTES_ROOT}" (Notes live in the flat Notes/ root)`, {
+    details: { field: 'body.folder' },
+  });
+}
+
+/** The note record every notes action returns. Times are Unix ms. */
+export function noteRecord(n: NoteEntry) {
+  return {
+    id: n.id,
+    path: n.path,
+    title: n.title,
+    tags: n.tags,
+    aliases: n.aliases,
+    etag: n.etag,
+    created: n.created,
+    updated: n.updated,
+    size: n.size,
+    word_count: n.wordCount,
+    canvas: n.path.toLowerCase().endsWith('.excalidraw.md'),
+  };
+}
+export type NoteRecord = ReturnType<typeof noteRecord>;
+
+export function findNote(scope: Scope, id: string): NoteEntry {
+  const n = scope.index.noteById(id);
+  if (!n || !visible(scope, n.path)) throw errors.notFound(`No note with id ${id}`, { id });
+  return n;
+}
+
+/** A file name for a title: no path or link syntax characters, at most 200 bytes. */
+export function fileNameFor(title: string): string {
+  let name = title
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|#^[\]]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^\.+|\.+$/g, '')
+    .trim();
+  while (Buffer.byteLength(name, 'utf8') > 200) name = Array.from(name).slice(0, -1).join('').trimEnd();
+  return name || 'Untitled';
+}
+
+/** Writes a new file under Notes/, adding " 2", " 3", ... when the name is taken (in any case). */
+async function writeNewNote(scope: Scope, base: string, ext: string, text: string): Promise<string> {
+  for (let n = 1; n < 1000; n++) {
+    const path = `${NOTES_ROOT}${base}${n === 1 ? '' : ` ${n}`}${ext}`;
+    checkWritable(scope, path);
+    try {
+      await scope.vault.home.write(path, text, { ifNoneMatch: '*', quotaBytes: scope.quotaBytes });
+      return path;
+    } catch (e) {
+      if (e instanceof AppError && (e.status === 412 || e.code === 'name_conflict_case')) continue;
+      throw e;
+    }
+  }
+  throw errors.conflict(`Too many notes named "${base}"`);
+}
+
+function entryAt(scope: Scope, path: string): NoteEntry {
+  const n = scope.index.noteByPath(path);
+  if (!n) throw new AppError('internal', 'The note was written but is not in the index');
+  return n;
+}
+
+export async function createNote(
+  scope: Scope,
+  input: { title: string; body?: string | null; tags?: string[] | null; folder?: string | null; canvas?: boolean },
+  now = new Date(),
+): Promise<NoteRecord> {
+  checkNotesFolder(input.folder);
+  const title = input.title.trim();
+  if (!title) throw errors.badRequest('title must not be blank', { field: 'body.title' });
+  const id = randomUUID();
+  const tags = (input.tags ?? []).map((t) => t.replace(/^#/, '').trim()).filter(Boolean);
+  let text: string;
+  let ext = '.md';
+  if (input.canvas) {
+    text = renderCanvasNote({ title, id, tags });
+    ext = '.excalidraw.md';
+  } else {
+    const fm: Record<string, unknown> = { id, title, created: now.toISOString() };
+    if (tags.length) fm.tags = tags;
+    text = editFrontmatter('', null, fm) + (input.body ?? '');
+  }
+  const path = await writeNewNote(scope, fileNameFor(title), ext, text);
+  return noteRecord(entryAt(scope, path));
+}
+
+export async function getNote(scope: Scope, id: string) {
+  const n = findNote(scope, id);
+  const { bytes, etag } = await scope.vault.home.read(n.path);
+  const text = bytes.toString('utf8');
+  const facts = n.facts;
+  return {
+    record: { ...noteRecord(n), etag, frontmatter: facts.frontmatter ?? {}, body: bodyOf(text, facts.frontmatterRange) },
+    etag,
+  };
+}
+
+const SORTS = ['title', 'created', 'updated'] as const;
+
+export function listNotes(
+  scope: Scope,
+  q: { cursor?: string; limit?: number; path?: string; sort?: string; recent?: boolean },
+) {
+  let sort = q.sort ?? (q.recent ? '-updated' : 'title');
+  const descending = sort.startsWith('-');
+  sort = sort.replace(/^-/, '');
+  if (!(SORTS as readonly string[]).includes(sort)) {
+    throw errors.badRequest(`sort must be one of ${SORTS.join(', ')} (prefix "-" for descending)`, { field: 'query.sort' });
+  }
+  const notes = [...scope.index.notes()].filter((n) => visible(scope, n.path) && (!q.path || n.path.startsWith(q.path)));
+  const keyOf = (n: NoteEntry): unknown[] =>
+    sort === 'title' ? [n.title.toLowerCase(), n.path] : [sort === 'created' ? n.created : n.updated, n.path];
+  const page = pageByKey(notes, keyOf, { cursor: q.cursor, limit: q.limit, descending: descending || (q.recent === true && !q.sort) });
+  return { items: page.items.map(noteRecord), next_cursor: page.next_cursor };
+}
+
+/** Reads a note's current bytes under the caller's If-Match (the write re-checks under the lock). */
+async function currentText(scope: Scope, n: NoteEntry) {
+  const { bytes, etag } = await scope.vault.home.read(n.path);
+  return { text: bytes.toString('utf8'), etag };
+}
+
+export async function updateNote(
+  scope: Scope,
+  id: string,
+  ifMatch: string,
+  change: { title?: string; body?: string; tags?: string[]; frontmatter?: Record<string, unknown> },
+): Promise<NoteRecord> {
+  const n = findNote(scope, id);
+  checkWritable(scope, n.path);
+  const { text } = await currentText(scope, n);
+  // Facts of the bytes just read: the index may not have seen an edit made a moment ago.
+  const facts = extractFacts(text, n.path);
+  const fm: Record<string, unknown> = { ...(change.frontmatter ?? {}) };
+  if (change.title !== undefined) fm.title = change.title;
+  if (change.tags !== undefined) fm.tags = change.tags.map((t) => t.replace(/^#/, ''));
+  // Keep the note's id stable: a path-derived id is written down on the first server write.
+  if (!facts.id) fm.id = n.id;
+  // Edit the frontmatter block on its own so the body's bytes stay exactly as they were.
+  const headEnd = facts.frontmatterRange?.end ?? (text.startsWith('\uFEFF') ? 1 : 0);
+  const head = editFrontmatter(text.slice(0, headEnd), facts.frontmatterRange, fm, { frontmatterError: facts.frontmatterError });
+  const next = head + (change.body ?? text.slice(headEnd));
+  await scope.vault.home.write(n.path, next, { ifMatch, quotaBytes: scope.quotaBytes });
+  return noteRecord(entryAt(scope, n.path));
+}
+
+export async function deleteNote(scope: Scope, id: string, ifMatch: string) {
+  const n = findNote(scope, id);
+  checkWritable(scope, n.path);
+  await scope.vault.home.delete(n.path, { ifMatch });
+  return { deleted: id, path: n.path };
+}
+
+export async function moveNote(scope: Scope, id: string, ifMatch: string, folder: string): Promise<NoteRecord> {
+  if (folder !== NOTES_ROOT && folder !== 'Notes') {
+    throw errors.badRequest(`folder must be "${NOTES_ROOT}": only the flat Notes/ root is a valid folder`, { field: 'body.folder' });
+  }
+  const n = findNote(scope, id);
+  const name = n.path.split('/').pop()!;
+  const target = `${NOTES_ROOT}${name}`;
+  checkWritable(scope, n.path);
+  checkWritable(scope, target);
+  if (target === n.path) {
+    const etag = await scope.vault.home.etag(n.path);
+    if (etag !== null && ifMatch.replace(/^W\//, '').replace(/"/g, '') !== etag) throw errors.staleEtag(etag);
+    return noteRecord(n);
+  }
+  let ifMatchNow = ifMatch;
+  if (!n.facts.id) {
+    // Write the path-derived id into the note first so the move keeps its identity.
+    const { text } = await currentText(scope, n);
+    const facts = extractFacts(text, n.path);
+    const withId = editFrontmatter(text, facts.frontmatterRange, { id: n.id }, { frontmatterError: facts.frontmatterError });
+    ifMatchNow = (await scope.vault.home.write(n.path, withId, { ifMatch, quotaBytes: scope.quotaBytes })).etag;
+  }
+  await scope.vault.home.move(n.path, target, { ifMatch: ifMatchNow });
+  return noteRecord(entryAt(scope, target));
+}
+
+function linkRecord(l: ResolvedLink, scope: Scope) {
+  const target = l.resolved && visible(scope, l.resolved) ? scope.index.noteByPath(l.resolved) : undefined;
+  return {
+    target: l.target,
+    heading: l.heading,
+    block_id: l.blockId,
+    alias: l.alias,
+    embed: l.embed,
+    kind: l.kind,
+    line: l.line,
+    resolved_path: l.resolved && visible(scope, l.resolved) ? l.resolved : null,
+    resolved_id: target?.id ?? null,
+  };
+}
+
+export function noteLinks(scope: Scope, id: string) {
+  const n = findNote(scope, id);
+  return { items: scope.index.outgoing(n.path).map((l) => linkRecord(l, scope)), next_cursor: null };
+}
+
+export function backlinksOf(scope: Scope, path: string) {
+  checkVisible(scope, path);
+  if (!scope.index.has(path)) throw errors.notFound(`No such file: ${path}`, { path });
+  const items = scope.index
+    .backlinks(path)
+    .filter((b) => visible(scope, b.from))
+    .map((b) => {
+      const src = scope.index.noteByPath(b.from);
+      return {
+        path: b.from,
+        id: src?.id ?? null,
+        title: src?.title ?? null,
+        occurrences: b.occurrences.map((o) => ({ line: o.line, embed: o.embed, heading: o.heading, block_id: o.blockId })),
+      };
+    });
+  return { items, next_cursor: null };
+}
+
+export function noteBacklinks(scope: Scope, id: string) {
+  return backlinksOf(scope, findNote(scope, id).path);
+}
+
+export function notesByTag(scope: Scope, tag: string) {
+  const t = tag.replace(/^#/, '');
+  const items = scope.index
+    .notesWithTag(t, { nested: true })
+    .filter((n) => visible(scope, n.path))
+    .sort((a, b) => (a.path < b.path ? -1 : 1))
+    .map(noteRecord);
+  return { items, next_cursor: null };
+}
+
+export function searchNotes(scope: Scope, q: { q: string; limit?: number; path?: string; tag?: string }) {
+  const query = q.q.trim();
+  if (!query) throw errors.badRequest('q must not be blank', { field: 'query.q' });
+  const hits = scope.index.search(query, {
+    limit: Math.min(q.limit ?? 20, 200),
+    pathPrefix: q.path ?? scope.prefix ?? undefined,
+    tag: q.tag,
+  });
+  return {
+    items: hits
+      .filter((h) => visible(scope, h.path))
+      .map((h) => ({ ...noteRecord(scope.index.noteByPath(h.path)!), score: h.score, terms: h.terms })),
+    next_cursor: null,
+  };
+}
+
+/** A Note about a Home file: frontmatter `linked_file` names it, the body embeds it. */
+export async function createLinked(scope: Scope, path: string, now = new Date()): Promise<NoteRecord> {
+  checkVisible(scope, path);
+  if (!scope.index.has(path)) throw errors.notFound(`No such file: ${path}`, { path });
+  const name = path.split('/').pop()!;
+  const title = `About ${name}`;
+  const id = randomUUID();
+  const text = editFrontmatter('', null, { id, title, linked_file: path, created: now.toISOString() }) + `# ${title}\n\n![[${path}]]\n\n`;
+  const written = await writeNewNote(scope, fileNameFor(title), '.md', text);
+  return noteRecord(entryAt(scope, written));
+}
+
+export function linkedNotes(scope: Scope, path: string) {
+  checkVisible(scope, path);
+  const items = [...scope.index.notes()]
+    .filter((n) => visible(scope, n.path) && n.frontmatter?.linked_file === path)
+    .sort((a, b) => (a.path < b.path ? -1 : 1))
+    .map(noteRecord);
+  return { items, next_cursor: null };
+}

@@ -1,0 +1,77 @@
+/**
+ * Local vault mode: content actions run in process on a folder, with no
+ * server and no account. The folder's owner is the only caller; the index
+ * is built here (cached in `<folder>/.quire/cache/`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Caller } from '../../accounts/caller.js';
+import { dispatch } from '../../actions/dispatch.js';
+import type { ActionOutcome } from '../../actions/reply.js';
+import type { ActionDef } from '../../actions/types.js';
+import type { RawInput } from '../../actions/validate.js';
+import { loadConfig } from '../../core/config.js';
+import { AppError } from '../../core/errors.js';
+import type { Services } from '../../core/services.js';
+import { SidecarStore } from '../../store/sidecar.js';
+import { LocalVaults } from '../../vault/vaults.js';
+import type { VaultProgress } from '../../vault/vault.js';
+import type { Transport } from './transport.js';
+
+export function localCaller(root: string): Caller {
+  return {
+    userId: 'local',
+    username: path.basename(root),
+    role: 'owner',
+    credential: { kind: 'local', id: 'local' },
+    grants: [{ scope: 'data', access: 'write' }],
+    homePrefix: null,
+    confirmedAt: null,
+  };
+}
+
+/** A progress bar on stderr when it is a terminal; nothing otherwise. */
+export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): ((p: VaultProgress) => void) | undefined {
+  if (!stream.isTTY) return undefined;
+  return ({ done, total }) => {
+    const width = 30;
+    const filled = total ? Math.round((done / total) * width) : width;
+    stream.write(`\rindexing [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${done}/${total} files`);
+    if (done >= total) stream.write('\n');
+  };
+}
+
+export class LocalTransport implements Transport {
+  private constructor(
+    private readonly services: Services,
+    private readonly caller: Caller,
+    readonly vaults: LocalVaults,
+  ) {}
+
+  static async open(root: string, opts: { watch: boolean; onProgress?: (p: VaultProgress) => void }): Promise<LocalTransport> {
+    const abs = path.resolve(root);
+    const st = fs.statSync(abs, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) throw new AppError('not_found', `No folder at ${abs}`);
+    const vaults = new LocalVaults(abs, { watch: opts.watch, onProgress: opts.onProgress });
+    // Scheduled state of a local vault (reminders and the like) lives with its cache.
+    const store = await SidecarStore.open(path.join(abs, '.quire', 'cache', 'local-state.json'));
+    const services: Services = { config: loadConfig({ dataDir: path.join(abs, '.quire', 'cache') }), store, vaults };
+    const t = new LocalTransport(services, localCaller(abs), vaults);
+    await vaults.vault.ready;
+    return t;
+  }
+
+  async call(action: ActionDef<any>, input: RawInput): Promise<ActionOutcome> {
+    if (!action.scopes.includes('data') || action.scopes.some((s) => s === 'account' || s === 'admin')) {
+      throw new AppError('bad_request', `${action.name} is not a content action; local vault mode (--vault) runs only data-scope actions. Use --server for the rest.`, {
+        details: { reason: 'not_a_content_action', action: action.name },
+      });
+    }
+    // The command line and MCP checked --confirm before calling.
+    return dispatch(action, input, { services: this.services, surface: 'local', caller: this.caller, confirm: true });
+  }
+
+  close(): Promise<void> {
+    return this.vaults.close();
+  }
+}

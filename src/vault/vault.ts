@@ -1,0 +1,370 @@
+/**
+ * A live vault: one Home on disk, its index, and the watcher that keeps the
+ * index in step with edits made by other programs. Opening a vault scans the
+ * Home (reusing the cached facts of files whose size and mtime, or hash, did
+ * not change), then applies what the watcher saw meanwhile. Until the scan
+ * is done, `whenReady` makes callers wait rather than answer from a
+ * half-built index.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { AppError } from '../core/errors.js';
+import { HomeIndex, type FileStat } from '../index/home-index.js';
+import type { IndexSnapshot } from '../index/home-index.js';
+import { extractFacts } from '../markdown/extract.js';
+import { writeFileAtomic } from './atomic.js';
+import { etagOf } from './etag.js';
+import { Home, type HomeEvent } from './home.js';
+import { isIgnoredPath, isTempName } from './ignore.js';
+import type { HomeWatcher, WatchChange } from './watcher.js';
+
+export interface VaultProgress {
+  done: number;
+  total: number;
+}
+
+export interface VaultOptions {
+  root: string;
+  /** Where the index snapshot is kept between runs; null for none. */
+  cacheFile: string | null;
+  /** Follow edits by other programs (default true). */
+  watch?: boolean;
+  /** Watcher quiet time before a batch (ms). */
+  debounceMs?: number;
+  onProgress?: (p: VaultProgress) => void;
+  onError?: (err: unknown) => void;
+}
+
+export interface ScanStats {
+  notes: number;
+  files: number;
+  /** Files whose facts were re-extracted (not taken from the cache). */
+  parsed: number;
+  ms: number;
+}
+
+const isNotePath = (rel: string) => rel.toLowerCase().endsWith('.md');
+const READ_CONCURRENCY = 32;
+
+interface FoundFile {
+  rel: string;
+  abs: string;
+  size: number;
+  mtimeMs: number;
+  birthtimeMs: number;
+}
+
+async function walk(root: string, rel = '', out: FoundFile[] = []): Promise<FoundFile[]> {
+  const dir = rel ? path.join(root, rel) : root;
+  let entries: fs.Dirent[];
+  try {
+    entries = await fs.promises.readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw e;
+  }
+  const subdirs: string[] = [];
+  const files: string[] = [];
+  for (const ent of entries) {
+    const childRel = rel ? `${rel}/${ent.name}` : ent.name;
+    if (isTempName(ent.name) || isIgnoredPath(childRel)) continue;
+    if (ent.isDirectory()) subdirs.push(childRel);
+    else if (ent.isFile() || ent.isSymbolicLink()) files.push(childRel);
+  }
+  await Promise.all(
+    files.map(async (f) => {
+      try {
+        const st = await fs.promises.stat(path.join(root, f));
+        if (st.isFile()) out.push({ rel: f, abs: path.join(root, f), size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs });
+      } catch {
+        // Vanished or a dangling link: not content.
+      }
+    }),
+  );
+  for (const d of subdirs) await walk(root, d, out);
+  return out;
+}
+
+async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(runners);
+}
+
+export class Vault {
+  readonly home: Home;
+  readonly root: string;
+  state: 'indexing' | 'ready' | 'closed' = 'indexing';
+  progress: VaultProgress = { done: 0, total: 0 };
+  stats: ScanStats | null = null;
+  readonly ready: Promise<ScanStats>;
+
+  private index_: HomeIndex | null = null;
+  private watcher: HomeWatcher | null = null;
+  private heldBatches: WatchChange[][] = [];
+  private cacheTimer: NodeJS.Timeout | null = null;
+  private dirty = false;
+  private readonly listeners = new Set<(change: VaultChange) => void>();
+
+  constructor(private readonly opts: VaultOptions) {
+    this.root = path.resolve(opts.root);
+    this.home = new Home(this.root);
+    this.home.onWritten((e) => this.onOwnChange(e));
+    this.ready = this.open();
+    this.ready.catch((e) => this.report(e));
+  }
+
+  /** The index, once ready. */
+  get index(): HomeIndex {
+    if (!this.index_ || this.state !== 'ready') {
+      throw new AppError('service_unavailable', 'This Home is still being indexed; retry shortly', {
+        details: { reason: 'indexing', done: String(this.progress.done), total: String(this.progress.total) },
+        headers: { 'retry-after': '1' },
+      });
+    }
+    return this.index_;
+  }
+
+  /** Waits up to `timeoutMs` for the index; then answers 503 with progress rather than a partial answer. */
+  async whenReady(timeoutMs = 15_000): Promise<HomeIndex> {
+    if (this.state === 'ready') return this.index;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([this.ready.then(() => undefined), timeout]);
+    clearTimeout(timer);
+    return this.index;
+  }
+
+  /** Subscribes to every content change (the server's own and external ones). */
+  onChange(cb: (change: VaultChange) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  private report(e: unknown) {
+    (this.opts.onError ?? ((err) => console.error('[quire vault]', err)))(e);
+  }
+
+  private async open(): Promise<ScanStats> {
+    const started = performance.now();
+    await fs.promises.mkdir(this.root, { recursive: true });
+    if (this.opts.watch !== false) {
+      this.watcher = this.home.watch({
+        debounceMs: this.opts.debounceMs ?? 50,
+        dropOwnWrites: true,
+        onBatch: (changes) => this.onBatch(changes),
+        onError: (e) => this.report(e),
+      });
+    }
+    const cached = await this.loadSnapshot();
+    const index = cached ?? new HomeIndex();
+    const found = await walk(this.root);
+    this.progress = { done: 0, total: found.length };
+    const seen = new Set<string>();
+    let parsed = 0;
+    let lastReport = 0;
+    await pool(found, READ_CONCURRENCY, async (f) => {
+      seen.add(f.rel);
+      const before = index.statOf(f.rel);
+      const unchanged = before && before.size === f.size && before.mtimeMs === f.mtimeMs;
+      if (!unchanged) {
+        if (isNotePath(f.rel)) {
+          const bytes = await fs.promises.readFile(f.abs);
+          const etag = etagOf(bytes);
+          if (!before || before.etag !== etag || !index.noteByPath(f.rel)) {
+            const text = bytes.toString('utf8');
+            index.upsertNote(f.rel, extractFacts(text, f.rel), { size: f.size, mtimeMs: f.mtimeMs, etag, birthtimeMs: f.birthtimeMs }, text);
+            parsed++;
+          } else {
+            this.restamp(index, f, etag);
+          }
+        } else {
+          index.upsertFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs, etag: '', birthtimeMs: f.birthtimeMs });
+        }
+        this.dirty = true;
+      }
+      this.progress.done++;
+      const now = performance.now();
+      if (this.opts.onProgress && now - lastReport > 1000) {
+        lastReport = now;
+        this.opts.onProgress({ ...this.progress });
+      }
+    });
+    for (const p of [...index.notes()].map((n) => n.path).concat([...index.files()].map((f) => f.path))) {
+      if (!seen.has(p)) {
+        index.remove(p);
+        this.dirty = true;
+      }
+    }
+    if (this.watcher) await this.watcher.ready;
+    this.index_ = index;
+    this.state = 'ready';
+    for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
+    if (this.dirty) await this.saveSnapshot();
+    this.stats = { notes: index.noteCount, files: index.fileCount, parsed, ms: Math.round(performance.now() - started) };
+    return this.stats;
+  }
+
+  /** Same bytes, new mtime (a `touch`, a git checkout of identical content): keep the facts, record the stat. */
+  private restamp(index: HomeIndex, f: FoundFile, etag: string) {
+    const entry = index.noteByPath(f.rel)!;
+    index.upsertNote(f.rel, entry.facts, { size: f.size, mtimeMs: f.mtimeMs, etag, birthtimeMs: f.birthtimeMs }, null);
+  }
+
+  private async onBatch(changes: WatchChange[]): Promise<void> {
+    if (this.state !== 'ready') {
+      this.heldBatches.push(changes);
+      return;
+    }
+    await this.applyBatch(changes);
+  }
+
+  /** Re-reads the changed paths and replaces their facts; unchanged bytes are a no-op. */
+  private async applyBatch(changes: WatchChange[]): Promise<void> {
+    const index = this.index_!;
+    for (const c of changes) {
+      if (c.kind === 'delete') {
+        if (index.has(c.path)) {
+          index.remove(c.path);
+          this.changed({ kind: 'delete', path: c.path, source: 'external' });
+        }
+        continue;
+      }
+      const abs = path.join(this.root, c.path);
+      let bytes: Buffer;
+      let st: fs.Stats;
+      try {
+        [bytes, st] = await Promise.all([fs.promises.readFile(abs), fs.promises.stat(abs)]);
+      } catch {
+        continue;
+      }
+      const etag = etagOf(bytes);
+      const before = index.statOf(c.path);
+      const stat: FileStat = { size: st.size, mtimeMs: st.mtimeMs, etag, birthtimeMs: st.birthtimeMs };
+      if (before && before.etag === etag) {
+        if (before.mtimeMs !== st.mtimeMs && isNotePath(c.path)) {
+          index.upsertNote(c.path, index.noteByPath(c.path)!.facts, stat, null);
+        }
+        continue;
+      }
+      this.indexBytes(c.path, bytes, stat);
+      this.changed({ kind: 'upsert', path: c.path, etag, source: 'external' });
+    }
+    this.scheduleSave();
+  }
+
+  private indexBytes(rel: string, bytes: Buffer, stat: FileStat) {
+    const index = this.index_!;
+    if (isNotePath(rel)) {
+      const text = bytes.toString('utf8');
+      index.upsertNote(rel, extractFacts(text, rel), stat, text);
+    } else {
+      index.upsertFile(rel, stat);
+    }
+  }
+
+  /** The server's own writes update the index at once, before the write call returns. */
+  private onOwnChange(e: HomeEvent) {
+    const index = this.index_;
+    if (!index) return;
+    if (e.kind === 'write') {
+      const abs = path.join(this.root, e.path);
+      let st: fs.Stats | null = null;
+      try {
+        st = fs.statSync(abs);
+      } catch {
+        st = null;
+      }
+      this.indexBytes(e.path, e.bytes, {
+        size: e.bytes.length,
+        mtimeMs: st?.mtimeMs ?? Date.now(),
+        etag: e.etag,
+        birthtimeMs: st?.birthtimeMs ?? Date.now(),
+      });
+      this.changed({ kind: 'upsert', path: e.path, etag: e.etag, source: 'api' });
+    } else if (e.kind === 'delete') {
+      for (const p of this.pathsUnder(index, e.path, e.folder)) {
+        index.remove(p);
+        this.changed({ kind: 'delete', path: p, source: 'api' });
+      }
+    } else {
+      for (const p of this.pathsUnder(index, e.from, e.folder)) {
+        const to = e.path + p.slice(e.from.length);
+        const abs = path.join(this.root, to);
+        try {
+          const bytes = fs.readFileSync(abs);
+          const st = fs.statSync(abs);
+          index.remove(p);
+          this.indexBytes(to, bytes, { size: st.size, mtimeMs: st.mtimeMs, etag: etagOf(bytes), birthtimeMs: st.birthtimeMs });
+          this.changed({ kind: 'move', from: p, path: to, source: 'api' });
+        } catch (err) {
+          this.report(err);
+        }
+      }
+    }
+    this.scheduleSave();
+  }
+
+  private pathsUnder(index: HomeIndex, rel: string, folder: boolean): string[] {
+    if (!folder) return index.has(rel) ? [rel] : [];
+    const prefix = rel + '/';
+    const out: string[] = [];
+    for (const n of index.notes()) if (n.path.startsWith(prefix)) out.push(n.path);
+    for (const f of index.files()) if (f.path.startsWith(prefix)) out.push(f.path);
+    return out;
+  }
+
+  private changed(change: VaultChange) {
+    this.dirty = true;
+    for (const cb of this.listeners) {
+      try {
+        cb(change);
+      } catch (e) {
+        this.report(e);
+      }
+    }
+  }
+
+  private scheduleSave() {
+    if (!this.opts.cacheFile || this.cacheTimer) return;
+    this.cacheTimer = setTimeout(() => {
+      this.cacheTimer = null;
+      this.saveSnapshot().catch((e) => this.report(e));
+    }, 5_000);
+    this.cacheTimer.unref();
+  }
+
+  private async loadSnapshot(): Promise<HomeIndex | null> {
+    if (!this.opts.cacheFile) return null;
+    try {
+      const raw = await fs.promises.readFile(this.opts.cacheFile, 'utf8');
+      return HomeIndex.fromSnapshot(JSON.parse(raw) as IndexSnapshot);
+    } catch {
+      // No cache, or one from another version: rebuild from the files, which are the truth.
+      return null;
+    }
+  }
+
+  async saveSnapshot(): Promise<void> {
+    if (!this.opts.cacheFile || !this.index_ || !this.dirty) return;
+    this.dirty = false;
+    await writeFileAtomic(this.opts.cacheFile, JSON.stringify(this.index_.toSnapshot()));
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    await this.ready.catch(() => undefined);
+    if (this.cacheTimer) clearTimeout(this.cacheTimer);
+    this.cacheTimer = null;
+    await this.watcher?.close();
+    await this.saveSnapshot().catch((e) => this.report(e));
+    this.state = 'closed';
+  }
+}
+
+export type VaultChange =
+  | { kind: 'upsert'; path: string; etag: string; source: 'api' | 'external' }
+  | { kind: 'delete'; path: string; source: 'api' | 'external' }
+  | { kind: 'move'; from: string; path: string; source: 'api' };

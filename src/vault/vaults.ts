@@ -1,0 +1,103 @@
+/**
+ * The vaults of an Instance, one per user, opened at start (or on first use)
+ * and closed on shutdown. In the command line's local vault mode there is
+ * exactly one, for the folder given.
+ */
+import path from 'node:path';
+import { paths, type Config } from '../core/config.js';
+import { AppError } from '../core/errors.js';
+import type { SidecarStore } from '../store/sidecar.js';
+import type { Caller } from '../accounts/caller.js';
+import { Vault, type VaultOptions } from './vault.js';
+
+export interface VaultAccess {
+  vault: Vault;
+  /** Bytes the Home may hold for this caller's writes; 0 = unlimited. */
+  quotaBytes: number;
+}
+
+export interface Vaults {
+  forCaller(caller: Caller): Promise<VaultAccess>;
+  /** Closes a user's vault before their Home folder moves; it reopens on next use. */
+  release(username: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class InstanceVaults implements Vaults {
+  private readonly open = new Map<string, Vault>();
+
+  constructor(
+    private readonly config: Config,
+    private readonly store: SidecarStore,
+    private readonly log: (line: string) => void = () => undefined,
+    private readonly vaultDefaults: Partial<VaultOptions> = {},
+  ) {}
+
+  private vaultOf(username: string): Vault {
+    let v = this.open.get(username);
+    if (!v) {
+      const started = Date.now();
+      v = new Vault({
+        root: paths.home(this.config, username),
+        cacheFile: path.join(paths.cache(this.config), `${username}.index.json`),
+        onProgress: (p) => this.log(`indexing ${username}: ${p.done}/${p.total} files`),
+        ...this.vaultDefaults,
+      });
+      v.ready.then(
+        (s) => this.log(`index ready: ${s.notes} notes in ${s.ms} ms (${username}; ${s.parsed} parsed, ${Date.now() - started} ms to ready)`),
+        (e) => this.log(`index failed for ${username}: ${(e as Error).message}`),
+      );
+      this.open.set(username, v);
+    }
+    return v;
+  }
+
+  /** Starts indexing every user's Home, one after another so a small machine stays responsive. */
+  async openAll(): Promise<void> {
+    for (const u of this.store.snapshot().users) {
+      if (u.disabled) continue;
+      await this.vaultOf(u.username).ready.catch(() => undefined);
+    }
+  }
+
+  async forCaller(caller: Caller): Promise<VaultAccess> {
+    const data = this.store.snapshot();
+    const user = data.users.find((u) => u.id === caller.userId);
+    if (!user) throw new AppError('unauthorized', 'Unknown user');
+    return {
+      vault: this.vaultOf(user.username),
+      quotaBytes: user.quota_override_bytes ?? data.instance.default_quota_bytes,
+    };
+  }
+
+  async release(username: string): Promise<void> {
+    const v = this.open.get(username);
+    this.open.delete(username);
+    await v?.close();
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map((v) => v.close()));
+  }
+}
+
+/** Local vault mode: one folder, its owner the only caller, no quota. */
+export class LocalVaults implements Vaults {
+  readonly vault: Vault;
+
+  constructor(root: string, opts: Partial<VaultOptions> = {}) {
+    this.vault = new Vault({ root, cacheFile: path.join(root, '.quire', 'cache', 'index.json'), ...opts });
+  }
+
+  async forCaller(): Promise<VaultAccess> {
+    return { vault: this.vault, quotaBytes: 0 };
+  }
+
+  async release(): Promise<void> {}
+
+  close(): Promise<void> {
+    return this.vault.close();
+  }
+}

@@ -1,0 +1,32 @@
+/** Frontmatter edits change only the edited key's text; everything else keeps its bytes. */
+import { describe, expect, it } from 'vitest';
+import { extractFacts } from '../../src/markdown/extract.js';
+import { editFrontmatter } from '../../src/notes/frontmatter.js';
+
+const edit = (text: string, changes: Record<string, unknown>) => {
+  const f = extractFacts(text, 'n.md');
+  return editFrontmatter(text, f.frontmatterRange, changes, { frontmatterError: f.frontmatterError });
+};
+
+describe('editFrontmatter', () => {
+  const cases: Array<[string, string, Record<string, unknown>, string]> = [
+    ['sets an existing flow list', '---\ntags: [a]\naliases: [ X ]\n---\nbody', { tags: ['a', 'b'] }, '---\ntags: [a, b]\naliases: [ X ]\n---\nbody'],
+    ['replaces a block list', '---\ntags:\n  - a\n  - b\ntitle: T # keep\n---\n', { tags: ['c'] }, '---\ntags: [c]\ntitle: T # keep\n---\n'],
+    ['appends a new key', '---\ntitle: T\n---\nx', { id: 'abc' }, '---\ntitle: T\nid: abc\n---\nx'],
+    ['removes a key and its lines', '---\na: 1\ntags:\n  - x\nb: 2\n---\n', { tags: null }, '---\na: 1\nb: 2\n---\n'],
+    ['adds frontmatter where there was none', '# Hi\n', { id: 'n1', tags: ['t'] }, '---\nid: n1\ntags: [t]\n---\n# Hi\n'],
+    ['keeps CRLF line endings', '---\r\ntitle: A\r\n---\r\nbody\r\n', { title: 'B' }, '---\r\ntitle: B\r\n---\r\nbody\r\n'],
+    ['keeps a BOM first', '\uFEFFtext', { id: 'x' }, '\uFEFF---\nid: x\n---\ntext'],
+    ['quotes values that need it', '---\ntitle: a\n---\n', { title: 'Trip: Rome' }, '---\ntitle: "Trip: Rome"\n---\n'],
+    ['leaves untouched keys with comments alone', '---\n# comment\nkeep:   "spaced"\ntitle: a\n---\n', { title: 'b' }, '---\n# comment\nkeep:   "spaced"\ntitle: b\n---\n'],
+    ['no-op when nothing changes', '---\na: 1\n---\n', { b: undefined }, '---\na: 1\n---\n'],
+    ['empty frontmatter gets the key', '---\n---\nbody', { id: 'q' }, '---\nid: q\n---\nbody'],
+  ];
+  it.each(cases)('%s', (_name, input, changes, expected) => {
+    expect(edit(input, changes)).toBe(expected);
+  });
+
+  it('refuses to edit invalid YAML', () => {
+    expect(() => edit('---\na: [\n---\n', { id: 'x' })).toThrow(/not valid YAML/);
+  });
+});

@@ -1,0 +1,81 @@
+/** Startup indexing: progress and readiness as an operator sees them, and the cache. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/core/config.js';
+import { generateVault } from '../../src/markdown/generate.js';
+import { openServices, startServer } from '../../src/server.js';
+import { addUser } from '../../src/surfaces/cli/admin.js';
+import { Vault } from '../../src/vault/vault.js';
+import { tempDir } from '../helpers/instance.js';
+
+function fillHome(home: string, count: number) {
+  for (const f of generateVault(7, count)) {
+    fs.mkdirSync(path.dirname(path.join(home, f.path)), { recursive: true });
+    fs.writeFileSync(path.join(home, f.path), f.text);
+  }
+}
+
+describe('indexing a Home', () => {
+  it('logs "index ready" per Home, and requests made meanwhile wait for a complete index', async () => {
+    const dataDir = tempDir();
+    const services = await openServices(loadConfig({ dataDir }));
+    const { token } = await addUser(services, { username: 'big', role: 'member' });
+    fillHome(path.join(dataDir, 'homes/big'), 600);
+    const lines: string[] = [];
+    const server = await startServer({ dataDir, port: 0, log: (l) => lines.push(l) });
+    try {
+      // Asked at once: the answer counts every note, never a partial index.
+      const r = await fetch(`${server.url}/api/v1/notes?limit=500`, { headers: { authorization: `Bearer ${token}` } });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as { items: unknown[]; next_cursor: string | null };
+      const r2 = await fetch(`${server.url}/api/v1/notes?limit=500&cursor=${body.next_cursor}`, { headers: { authorization: `Bearer ${token}` } });
+      const total = body.items.length + ((await r2.json()) as { items: unknown[] }).items.length;
+      expect(total).toBe(600);
+      await new Promise((res) => setTimeout(res, 50));
+      expect(lines.some((l) => /^index ready: 600 notes in \d+ ms/.test(l))).toBe(true);
+    } finally {
+      await server.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers 503 with progress when the index is not ready within the wait', async () => {
+    const root = tempDir();
+    fillHome(root, 300);
+    const vault = new Vault({ root, cacheFile: null, watch: false });
+    await expect(vault.whenReady(0)).rejects.toMatchObject({ code: 'service_unavailable' });
+    await vault.ready;
+    expect((await vault.whenReady(0)).noteCount).toBe(300);
+    await vault.close();
+  });
+
+  it('restarts from the cache re-reading only changed files; deleting the cache loses nothing', async () => {
+    const root = tempDir();
+    fillHome(root, 200);
+    const cacheFile = path.join(tempDir(), 'index.json');
+    const cold = new Vault({ root, cacheFile, watch: false });
+    expect((await cold.ready).parsed).toBe(200);
+    await cold.close();
+    const first = 'gen/note-0.md';
+    fs.appendFileSync(path.join(root, first), '\nAn edit made while the server was down. #offline\n');
+    fs.writeFileSync(path.join(root, 'gen', 'Brand new.md'), '# Brand new\n');
+    const warm = new Vault({ root, cacheFile, watch: false });
+    const stats = await warm.ready;
+    expect(stats.parsed).toBe(2);
+    expect(warm.index.noteCount).toBe(201);
+    expect(warm.index.notesWithTag('offline').map((n) => n.path)).toEqual([first]);
+    const signature = (v: Vault) =>
+      [...v.index.notes()]
+        .map((n) => [n.path, n.id, n.tags.join(','), v.index.outgoing(n.path).map((l) => l.resolved).join(','), v.index.backlinks(n.path).length])
+        .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
+    const before = signature(warm);
+    expect(before.some((row) => (row[4] as number) > 0)).toBe(true);
+    await warm.close();
+    fs.rmSync(cacheFile);
+    const rebuilt = new Vault({ root, cacheFile, watch: false });
+    expect((await rebuilt.ready).parsed).toBe(201);
+    expect(signature(rebuilt)).toEqual(before);
+    await rebuilt.close();
+  });
+});
