@@ -142,10 +142,16 @@ export function parseWikilinkInner(inner: string): (LinkParts & { alias: string 
   let left = pipe < 0 ? inner : inner.slice(0, pipe);
   let alias: string | null = pipe < 0 ? null : inner.slice(pipe + 1).trim();
   if (alias === '') alias = null;
-  if (pipe >= 0 && left.endsWith('\\')) left = left.slice(0, -1);
+  if (pipe >= 0 && left.charCodeAt(left.length - 1) === 92) left = left.slice(0, -1);
+  const hash = left.indexOf('#');
+  if (hash < 0) {
+    // the common case: a plain target
+    const target = left.trim();
+    return target === '' ? null : { target, heading: null, blockId: null, alias };
+  }
   const parts = splitSubpath(left, false);
   if (parts === null) return null;
-  return { ...parts, alias };
+  return { target: parts.target, heading: parts.heading, blockId: parts.blockId, alias };
 }
 
 function splitSubpath(s: string, decode: boolean): LinkParts | null {

@@ -14,7 +14,6 @@ import {
   countWords,
   findDue,
   isSpaceCode,
-  isValidTag,
   parseMarkdownDestination,
   parseWikilinkInner,
   TAG_CHAR_RE,
@@ -55,11 +54,11 @@ class Blk {
   // then does not treat the next line as interrupting it)
   lazyStartLine = -1;
   // PARA: per line, content start/end offsets, line number, source line start
-  starts: number[] = [];
-  ends: number[] = [];
-  lineNos: number[] = [];
-  lineStarts: number[] = [];
-  indents: number[] = [];
+  starts!: number[];
+  ends!: number[];
+  lineNos!: number[];
+  lineStarts!: number[];
+  indents!: number[];
   ownerItem: Blk | null = null;
   constructor(k: number) {
     this.k = k;
@@ -111,12 +110,41 @@ const RE_INLINE_HTML = new RegExp(
 const MAYBE_SPECIAL = new Uint8Array(128);
 for (const ch of '#`~*+_=<>0123456789-[|:') MAYBE_SPECIAL[ch.charCodeAt(0)] = 1;
 const INLINE_SPECIAL = /[`<[\]#^$]/;
+const RE_INLINE_NEXT = /[\\`<![\]]/g;
+
+/** Replace the masked ranges (pairs, possibly nested) with NUL characters. */
+function applyMasks(p: string, masks: number[]): string {
+  const order: number[] = [];
+  for (let q = 0; q < masks.length; q += 2) order.push(q);
+  order.sort((a, b) => masks[a]! - masks[b]!);
+  let out = '';
+  let pos = 0;
+  for (const q of order) {
+    const a = Math.max(masks[q]!, pos);
+    const b = masks[q + 1]!;
+    if (b <= a) continue;
+    out += p.slice(pos, a) + '\u0000'.repeat(b - a);
+    pos = b;
+  }
+  return out + p.slice(pos);
+}
 const ASCII_PUNCT = new Uint8Array(128);
 for (const ch of '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~') ASCII_PUNCT[ch.charCodeAt(0)] = 1;
 const TAG_ASCII = new Uint8Array(128);
 for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/') TAG_ASCII[ch.charCodeAt(0)] = 1;
 
 const NAMED_REFS: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+const tagCharCache = new Map<number, boolean>();
+/** Non-ASCII tag characters (see TAG_CHAR_RE), cached per code point. */
+function isTagCodePoint(cp: number): boolean {
+  let v = tagCharCache.get(cp);
+  if (v === undefined) {
+    v = TAG_CHAR_RE.test(String.fromCodePoint(cp));
+    if (tagCharCache.size < 65536) tagCharCache.set(cp, v);
+  }
+  return v;
+}
 
 function isPunct(c: number): boolean {
   return c < 128 && ASCII_PUNCT[c] === 1;
@@ -245,27 +273,19 @@ class Extractor {
     this.bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
     let ls = this.bom;
     let lineNo = 1;
-    const hasCR = text.indexOf('\r') >= 0;
-    const nextLine = (from: number): [number, number] => {
-      if (!hasCR) {
-        const k = text.indexOf('\n', from);
-        return k < 0 ? [n, n] : [k, k + 1];
-      }
-      for (let i = from; i < n; i++) {
-        const c = text.charCodeAt(i);
-        if (c === 10) return [i, i + 1];
-        if (c === 13) return [i, text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1];
-      }
-      return [n, n];
-    };
+    this.hasCR = text.indexOf('\r') >= 0;
     // Frontmatter: `---` (+ spaces/tabs) on the first line, closed by the same.
     if (text.startsWith('---', ls)) {
-      const [e0, nx0] = nextLine(ls);
+      this.nextLine(ls);
+      const e0 = this.eol;
+      const nx0 = this.nextStart;
       if (nx0 > e0 && /^---[ \t]*$/.test(text.slice(ls, e0))) {
         let l = nx0;
         let ln = 2;
         while (l < n) {
-          const [e, nx] = nextLine(l);
+          this.nextLine(l);
+          const e = this.eol;
+          const nx = this.nextStart;
           if (/^---[ \t]*$/.test(text.slice(l, e))) {
             this.frontmatterRange = { start: ls, end: nx };
             let raw = text.slice(nx0, l);
@@ -281,13 +301,40 @@ class Extractor {
       }
     }
     while (ls < n) {
-      const [e, nx] = nextLine(ls);
-      this.processLine(ls, e, lineNo);
+      this.nextLine(ls);
+      const nx = this.nextStart;
+      this.processLine(ls, this.eol, lineNo);
       if (!this.blank) this.emptyItemClosed = false;
       ls = nx;
       lineNo++;
     }
     while (this.stack.length > 1) this.finalize(this.stack.pop()!);
+  }
+
+  hasCR = false;
+  eol = 0;
+  nextStart = 0;
+
+  /** Find the end of the line starting at `from` (sets `eol` and `nextStart`). */
+  nextLine(from: number): void {
+    const text = this.text;
+    const n = this.n;
+    if (!this.hasCR) {
+      const k = text.indexOf('\n', from);
+      this.eol = k < 0 ? n : k;
+      this.nextStart = k < 0 ? n : k + 1;
+      return;
+    }
+    for (let i = from; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10 || c === 13) {
+        this.eol = i;
+        this.nextStart = c === 13 && text.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
+        return;
+      }
+    }
+    this.eol = n;
+    this.nextStart = n;
   }
 
   // ------------------------------------------------------------ line cursor
@@ -548,6 +595,13 @@ class Extractor {
     }
     const parent = stack[stack.length - 1]!;
     const b = new Blk(k);
+    if (k === PARA) {
+      b.starts = [];
+      b.ends = [];
+      b.lineNos = [];
+      b.lineStarts = [];
+      b.indents = [];
+    }
     if (parent.k === ITEM && !parent.hasChild) {
       parent.hasChild = true;
       if (k === PARA) {
@@ -886,8 +940,8 @@ class Extractor {
       const m = /(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$/.exec(masked);
       if (m) {
         const idx = m.index + m[0].indexOf('^');
-        const src = this.srcOf(seg, idx);
-        anchor = { id: m[1]!, line: src.line, column: src.column };
+        this.locate(seg, idx);
+        anchor = { id: m[1]!, line: this.locLine, column: this.locColumn };
         this.blocks.push(anchor);
       }
     }
@@ -949,11 +1003,25 @@ class Extractor {
 
   // ----------------------------------------------------------------- inline
 
-  srcOf(seg: Segment, idx: number): { offset: number; line: number; column: number } {
+  // results of `locate`
+  locOffset = 0;
+  locLine = 0;
+  locColumn = 0;
+
+  /** Map an index in a segment's text to source offset, line and column (sets the loc* fields). */
+  locate(seg: Segment, idx: number): void {
     let k = seg.segStarts.length - 1;
     while (k > 0 && seg.segStarts[k]! > idx) k--;
     const offset = seg.srcStarts[k]! + (idx - seg.segStarts[k]!);
-    return { offset, line: seg.lineNos[k]!, column: offset - seg.lineStartOffs[k]! + 1 };
+    this.locOffset = offset;
+    this.locLine = seg.lineNos[k]!;
+    this.locColumn = offset - seg.lineStartOffs[k]! + 1;
+  }
+
+  srcOffset(seg: Segment, idx: number): number {
+    let k = seg.segStarts.length - 1;
+    while (k > 0 && seg.segStarts[k]! > idx) k--;
+    return seg.srcStarts[k]! + (idx - seg.segStarts[k]!);
   }
 
   /**
@@ -964,15 +1032,16 @@ class Extractor {
     const p = seg.p;
     if (!INLINE_SPECIAL.test(p)) return p;
     const n = p.length;
-    let masks: number[] | null = null; // pairs [from, to)
-    const mask = (a: number, b: number) => {
-      (masks ??= []).push(a, b);
-    };
+    const masks: number[] = []; // pairs [from, to)
     // bracket openers: position, isImage, active
     const openers: Array<{ pos: number; image: boolean; active: boolean }> = [];
     const found: Array<{ start: number; end: number; labelStart: number; labelEnd: number; url: string; image: boolean }> = [];
     let i = 0;
+    const special = RE_INLINE_NEXT;
     while (i < n) {
+      special.lastIndex = i;
+      if (!special.test(p)) break;
+      i = special.lastIndex - 1;
       const c = p.charCodeAt(i);
       if (c === 92) {
         i += i + 1 < n && isPunct(p.charCodeAt(i + 1)) ? 2 : 1;
@@ -994,7 +1063,7 @@ class Extractor {
           k = r;
         }
         if (close >= 0) {
-          mask(i, close);
+          masks.push(i, close);
           i = close;
         } else i = j;
       } else if (c === 60) {
@@ -1010,7 +1079,7 @@ class Extractor {
           }
         }
         if (e > 0) {
-          mask(i, e);
+          masks.push(i, e);
           i = e;
         } else i++;
       } else if (c === 33 && p.charCodeAt(i + 1) === 91) {
@@ -1038,17 +1107,18 @@ class Extractor {
           for (const o of openers) if (!o.image) o.active = false;
         }
         found.push({ start: op.pos, end: tail.end, labelStart, labelEnd: i, url: tail.url, image: op.image });
-        mask(op.pos, tail.end);
+        masks.push(op.pos, tail.end);
         i = tail.end;
       } else i++;
     }
     for (const f of found) {
       const parts = parseMarkdownDestination(f.url);
       if (parts === null) continue;
-      const s = this.srcOf(seg, f.start);
-      const e = this.srcOf(seg, f.end - 1).offset + 1;
-      const ls = this.srcOf(seg, f.labelStart).offset;
-      const lend = f.labelEnd > f.labelStart ? this.srcOf(seg, f.labelEnd - 1).offset + 1 : ls;
+      const e = this.srcOffset(seg, f.end - 1) + 1;
+      const ls = this.srcOffset(seg, f.labelStart);
+      const lend = f.labelEnd > f.labelStart ? this.srcOffset(seg, f.labelEnd - 1) + 1 : ls;
+      this.locate(seg, f.start);
+      const s = { line: this.locLine, column: this.locColumn, offset: this.locOffset };
       this.links.push({
         kind: 'markdown',
         embed: f.image,
@@ -1063,14 +1133,7 @@ class Extractor {
       });
     }
     let m = p;
-    if (masks !== null) {
-      const arr = p.split('');
-      const ms = masks as number[];
-      for (let q = 0; q < ms.length; q += 2) {
-        for (let k = ms[q]!; k < ms[q + 1]!; k++) if (arr[k] !== '\n') arr[k] = '\u0000';
-      }
-      m = arr.join('');
-    }
+    if (masks.length > 0) m = applyMasks(p, masks);
     m = maskMath(m);
     this.scanVisible(seg, m);
     return m;
@@ -1093,7 +1156,8 @@ class Extractor {
         if (parts) {
           const embed = i > 0 && m.charCodeAt(i - 1) === 33 && backslashesBefore(m, i - 1) % 2 === 0;
           const start = embed ? i - 1 : i;
-          const s = this.srcOf(seg, start);
+          this.locate(seg, start);
+          const s = { line: this.locLine, column: this.locColumn, offset: this.locOffset };
           this.links.push({
             kind: 'wikilink',
             embed,
@@ -1141,14 +1205,21 @@ class Extractor {
           break;
         }
         const cp = m.codePointAt(j)!;
-        if (TAG_CHAR_RE.test(String.fromCodePoint(cp))) j += cp > 0xffff ? 2 : 1;
+        if (isTagCodePoint(cp)) j += cp > 0xffff ? 2 : 1;
         else break;
       }
       if (j > k + 1) {
-        const body = m.slice(k + 1, j);
-        if (isValidTag(body)) {
-          const s = this.srcOf(seg, k);
-          this.tagOccurrences.push({ tag: body, line: s.line, column: s.column, offset: s.offset });
+        let digitsOnly = true;
+        for (let q = k + 1; q < j; q++) {
+          const c = m.charCodeAt(q);
+          if (c < 48 || c > 57) {
+            digitsOnly = false;
+            break;
+          }
+        }
+        if (!digitsOnly) {
+          this.locate(seg, k);
+          this.tagOccurrences.push({ tag: m.slice(k + 1, j), line: this.locLine, column: this.locColumn, offset: this.locOffset });
         }
         k = m.indexOf('#', j);
       } else k = m.indexOf('#', k + 1);
@@ -1169,18 +1240,20 @@ class Extractor {
   }
 }
 
+function skipLinkWs(p: string, k: number): number {
+  const n = p.length;
+  while (k < n) {
+    const c = p.charCodeAt(k);
+    if (c === 32 || c === 9 || c === 10 || c === 13) k++;
+    else break;
+  }
+  return k;
+}
+
 /** Parse `(dest "title")` after `](`; `i` is just past `(`. */
 function parseLinkTail(p: string, i: number): { end: number; url: string } | null {
   const n = p.length;
-  const ws = (k: number) => {
-    while (k < n) {
-      const c = p.charCodeAt(k);
-      if (c === 32 || c === 9 || c === 10 || c === 13) k++;
-      else break;
-    }
-    return k;
-  };
-  let j = ws(i);
+  let j = skipLinkWs(p, i);
   if (j >= n) return null;
   if (p.charCodeAt(j) === 41) return { end: j + 1, url: '' };
   let url: string;
@@ -1223,7 +1296,7 @@ function parseLinkTail(p: string, i: number): { end: number; url: string } | nul
     j = k;
   }
   const beforeTitle = j;
-  j = ws(j);
+  j = skipLinkWs(p, j);
   if (j > beforeTitle && j < n) {
     const q = p.charCodeAt(j);
     if (q === 34 || q === 39 || q === 40) {
@@ -1240,7 +1313,7 @@ function parseLinkTail(p: string, i: number): { end: number; url: string } | nul
         if (q === 40 && c === 40) return null;
         k++;
       }
-      j = ws(k + 1);
+      j = skipLinkWs(p, k + 1);
     }
   }
   if (j < n && p.charCodeAt(j) === 41) return { end: j + 1, url: decodeDestination(url) };

@@ -1,0 +1,54 @@
+/**
+ * Throughput of the two Markdown fact extractors on generated, realistic
+ * notes. Run: node --import tsx bench/markdown-extract.ts [MB]
+ *
+ * The fast extractor (src/markdown/extract.ts) runs over ~30 MB; the remark
+ * reference (src/markdown/reference.ts) is ~60× slower, so it runs over a
+ * 3 MB slice of the same notes and its MB/s is reported from that.
+ */
+import { extractFacts } from '../src/markdown/extract.js';
+import { referenceFacts } from '../src/markdown/reference.js';
+import { generateNote } from '../src/markdown/generate.js';
+
+const targetMB = Number(process.argv[2] ?? 30);
+const notes: Array<{ path: string; text: string }> = [];
+let bytes = 0;
+for (let i = 0; bytes < targetMB * 1e6; i++) {
+  const text = generateNote(42, i);
+  notes.push({ path: `bench/note-${i}.md`, text });
+  bytes += Buffer.byteLength(text);
+}
+const mb = (n: number) => n / 1e6;
+
+function run(label: string, fn: (t: string, p: string) => unknown, set: typeof notes): number {
+  const size = set.reduce((s, n) => s + Buffer.byteLength(n.text), 0);
+  // warm up
+  for (let i = 0; i < Math.min(200, set.length); i++) fn(set[i]!.text, set[i]!.path);
+  let best = Infinity;
+  const rounds = label === 'fast' ? 3 : 1;
+  let sink = 0;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    for (const n of set) sink += (fn(n.text, n.path) as { wordCount: number }).wordCount;
+    best = Math.min(best, (performance.now() - t0) / 1000);
+  }
+  const rate = mb(size) / best;
+  console.log(
+    `${label.padEnd(9)} ${mb(size).toFixed(1).padStart(6)} MB in ${best.toFixed(2).padStart(6)} s  ` +
+      `= ${rate.toFixed(2).padStart(7)} MB/s  (${set.length} notes, checksum ${sink})`,
+  );
+  return rate;
+}
+
+console.log(`generated ${notes.length} notes, ${mb(bytes).toFixed(1)} MB (avg ${(bytes / notes.length / 1000).toFixed(1)} kB)`);
+const fast = run('fast', extractFacts, notes);
+let refSet: typeof notes = [];
+for (let i = 0, b = 0; i < notes.length && b < 3e6; i++) {
+  refSet.push(notes[i]!);
+  b += Buffer.byteLength(notes[i]!.text);
+}
+if (process.env.BENCH_SKIP_REFERENCE) refSet = [];
+if (refSet.length > 0) {
+  const ref = run('reference', referenceFacts, refSet);
+  console.log(`fast / reference = ${(fast / ref).toFixed(0)}×`);
+}
