@@ -83,9 +83,10 @@ export function frontmatterFacts(fm: Record<string, unknown> | null): {
   for (const key of ['tags', 'tag']) {
     const v = fm[key];
     if (Array.isArray(v)) {
+      // each list element is one tag
       for (const item of v) {
         const s = scalarString(item);
-        if (s !== null) raw.push(...s.split(/[\s,]+/u));
+        if (s !== null) raw.push(s.trim());
       }
     } else {
       const s = scalarString(v);
