@@ -1,0 +1,848 @@
+/**
+ * The per-Home in-memory index: notes and files, ids, link resolution with
+ * backlinks, tags, tasks, block anchors and full-text search, updated
+ * incrementally. It knows nothing about the file system; the caller feeds it
+ * facts (src/markdown) and stats. Rules and formats: docs/index.md.
+ */
+import { createHash } from 'node:crypto';
+import type { BlockAnchor, Link, NoteFacts } from '../markdown/facts.js';
+import {
+  addToSortedMap,
+  aliasKeyOfTarget,
+  byLengthThenPath,
+  byPath,
+  nameKeyOfPath,
+  removeFromSortedMap,
+  resolveTarget,
+  type PathLookup,
+} from './links.js';
+import { SearchIndex, type SearchDoc, type SearchStatus } from './search.js';
+import { checkSnapshot, INDEX_SNAPSHOT_FORMAT, INDEX_SNAPSHOT_VERSION, type IndexSnapshot } from './snapshot.js';
+import { TagIndex } from './tags.js';
+import type {
+  Backlink,
+  BacklinkOccurrence,
+  FileEntry,
+  FileStat,
+  HomeIndexOptions,
+  IndexingMode,
+  NoteEntry,
+  ResolvedLink,
+  SearchHit,
+  SearchOptions,
+  TagCount,
+  TaskEntry,
+  UnresolvedLink,
+} from './types.js';
+
+export type {
+  Backlink,
+  BacklinkOccurrence,
+  FileEntry,
+  FileStat,
+  HomeIndexOptions,
+  NoteEntry,
+  ResolvedLink,
+  SearchHit,
+  IndexingMode,
+  SearchOptions,
+  TagCount,
+  TaskEntry,
+  UnresolvedLink,
+} from './types.js';
+export { IndexSnapshotError, INDEX_SNAPSHOT_VERSION, type IndexSnapshot } from './snapshot.js';
+export type { SearchStatus } from './search.js';
+
+/**
+ * The id of a note without a usable frontmatter `id`: `p` followed by the
+ * first 16 hex digits (64 bits) of SHA-256 over the UTF-8 Home-relative path.
+ * Stable for a path, URL-safe, 17 characters; it changes when the note moves.
+ */
+export function derivedId(path: string): string {
+  return 'p' + createHash('sha256').update(path, 'utf8').digest('hex').slice(0, 16);
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Link references are stored flat, as pairs `[source note, link index, ...]`:
+ * far fewer objects than a Map/Set per key or target (1M links on 100k
+ * notes), and removal scans are short except for hub names.
+ */
+type Refs = Array<NoteRec | number>;
+
+/**
+ * What notes and files share as link targets. `sources` holds the notes
+ * with at least one link resolving here, sorted by path, so backlinks are
+ * read off in O(result) and kept sorted with a binary search and a splice.
+ */
+interface TargetRec {
+  sources: NoteRec[] | null;
+  /** Parallel to `sources`: that source's frozen Backlink, or null until asked for (or after it changed). */
+  built: Array<Backlink | null> | null;
+}
+
+interface NoteRec extends TargetRec {
+  entry: Mutable<NoteEntry>;
+  stat: FileStat;
+  /** Where each of `facts.links` resolves to (parallel array). */
+  resolved: (string | null)[];
+  unresolvedCount: number;
+  /** Lowercased distinct aliases (keys of `byAlias`). */
+  aliasKeys: readonly string[];
+  readonly derived: string;
+  /** False while the note's links are registered by key but not yet resolved (`resolved` is meaningless then). */
+  attached: boolean;
+}
+
+interface FileRec extends TargetRec {
+  entry: FileEntry;
+  stat: FileStat;
+}
+
+const EMPTY: readonly never[] = Object.freeze([]);
+
+function copyStat(s: FileStat): FileStat {
+  const out: FileStat = { size: s.size, mtimeMs: s.mtimeMs, etag: s.etag };
+  if (s.ctimeMs !== undefined) out.ctimeMs = s.ctimeMs;
+  if (s.birthtimeMs !== undefined) out.birthtimeMs = s.birthtimeMs;
+  return out;
+}
+
+function parseCreated(v: unknown): number | null {
+  if (v instanceof Date) {
+    const t = v.getTime();
+    return Number.isFinite(t) ? t : null;
+  }
+  if (typeof v === 'string' && v.trim() !== '') {
+    const t = Date.parse(v.trim());
+    return Number.isFinite(t) ? t : null;
+  }
+  return null;
+}
+
+function createdOf(facts: NoteFacts, stat: FileStat): number {
+  const fm = facts.frontmatter;
+  if (fm !== null) {
+    const c = parseCreated(fm['created']) ?? parseCreated(fm['date']);
+    if (c !== null) return c;
+  }
+  if (stat.birthtimeMs !== undefined && stat.birthtimeMs > 0) return stat.birthtimeMs;
+  return stat.mtimeMs;
+}
+
+function fileName(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+function occurrence(l: Link): BacklinkOccurrence {
+  return Object.freeze({
+    kind: l.kind,
+    line: l.line,
+    column: l.column,
+    embed: l.embed,
+    heading: l.heading,
+    blockId: l.blockId,
+    alias: l.alias,
+  });
+}
+
+/** Drop every pair of `src` from `refs` in place. */
+function dropPairs(refs: Refs, src: NoteRec): void {
+  let w = 0;
+  for (let r = 0; r < refs.length; r += 2) {
+    if (refs[r] === src) continue;
+    if (w !== r) {
+      refs[w] = refs[r]!;
+      refs[w + 1] = refs[r + 1]!;
+    }
+    w += 2;
+  }
+  refs.length = w;
+}
+
+function entryOf(path: string, facts: NoteFacts, stat: FileStat, id: string): Mutable<NoteEntry> {
+  return {
+    id,
+    path,
+    title: facts.title,
+    aliases: facts.aliases,
+    tags: facts.tags,
+    frontmatter: facts.frontmatter,
+    etag: stat.etag,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    created: createdOf(facts, stat),
+    updated: stat.mtimeMs,
+    wordCount: facts.wordCount,
+    headings: facts.headings,
+    facts,
+  };
+}
+
+function aliasKeysOf(facts: NoteFacts): readonly string[] {
+  if (facts.aliases.length === 0) return EMPTY;
+  const out: string[] = [];
+  for (const a of facts.aliases) {
+    const k = a.toLowerCase();
+    if (k !== '' && !out.includes(k)) out.push(k);
+  }
+  return out;
+}
+
+export class HomeIndex {
+  private readonly notesByPath = new Map<string, NoteRec>();
+  private readonly filesByPath = new Map<string, FileRec>();
+  /** Name key → note and file paths, shortest first. */
+  private readonly byName = new Map<string, string[]>();
+  /** Lowercased alias → note paths, shortest first. */
+  private readonly byAlias = new Map<string, string[]>();
+  /** Name key or alias key → the links carrying it, as (note, link index) pairs. */
+  private readonly linksByKey = new Map<string, Refs>();
+  private readonly unresolvedSources = new Set<string>();
+  /** Frontmatter id → paths claiming it, in path order; the first owns it. */
+  private readonly idClaims = new Map<string, string[]>();
+  /** derivedId → path (whether or not that note uses it). */
+  private readonly derivedIds = new Map<string, string>();
+  private readonly tagIndex = new TagIndex();
+  /** Block id → paths of notes with that anchor, in path order. */
+  private readonly blockIdx = new Map<string, string[]>();
+  /** Block id → paths of notes with a task carrying that id, in path order. */
+  private readonly taskBlockIdx = new Map<string, string[]>();
+  private readonly searchIdx: SearchIndex;
+  private readonly mode: IndexingMode;
+  private readonly sliceMs: number;
+  /** Notes whose links are not resolved yet. */
+  private readonly pendingNotes = new Set<NoteRec>();
+  /** Keys whose (resolved) links must be resolved again. */
+  private readonly pendingKeys = new Set<string>();
+  private linksScheduled = false;
+
+  private readonly lookup: PathLookup = {
+    has: (p) => this.notesByPath.has(p) || this.filesByPath.has(p),
+    isNote: (p) => this.notesByPath.has(p),
+    byName: (k) => this.byName.get(k),
+    byAlias: (k) => this.byAlias.get(k),
+  };
+
+  constructor(opts: HomeIndexOptions = {}, searchSnapshot?: IndexSnapshot['search']) {
+    this.mode = opts.mode ?? 'background';
+    this.sliceMs = opts.sliceMs ?? 10;
+    this.searchIdx = new SearchIndex(this.mode, this.sliceMs, searchSnapshot);
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  /**
+   * Index a Markdown note, replacing everything known about `path`. `text` is
+   * the full note text, for the full-text index. `text: null` means the text
+   * did not change since the last upsert of this path: the search document is
+   * kept as it is (a new path gets one without body). Passing the very facts
+   * object already indexed (a re-stamp: same bytes, new mtime) only records the stat.
+   */
+  upsertNote(path: string, facts: NoteFacts, stat: FileStat, text: string | null): void {
+    const old = this.notesByPath.get(path);
+    if (old !== undefined && old.entry.facts === facts) {
+      old.stat = copyStat(stat);
+      const e = old.entry;
+      e.etag = stat.etag;
+      e.size = stat.size;
+      e.mtimeMs = stat.mtimeMs;
+      e.updated = stat.mtimeMs;
+      e.created = createdOf(facts, stat);
+    } else {
+      this.putNote(path, facts, stat);
+    }
+    if (text !== null) {
+      const body = facts.frontmatterRange !== null ? text.slice(facts.frontmatterRange.end) : text;
+      this.searchIdx.set(this.searchDoc(path, facts, body));
+    } else if (old === undefined) {
+      this.searchIdx.set(this.searchDoc(path, facts, ''));
+    }
+  }
+
+  /** Index any other file (known for link resolution and listings). */
+  upsertFile(path: string, stat: FileStat): void {
+    if (this.notesByPath.has(path)) this.remove(path);
+    const entry: FileEntry = Object.freeze({ path, etag: stat.etag, size: stat.size, mtimeMs: stat.mtimeMs });
+    const rec = this.filesByPath.get(path);
+    if (rec !== undefined) {
+      rec.entry = entry;
+      rec.stat = copyStat(stat);
+      return;
+    }
+    this.filesByPath.set(path, { entry, stat: copyStat(stat), sources: null, built: null });
+    const key = nameKeyOfPath(path);
+    addToSortedMap(this.byName, key, path, byLengthThenPath);
+    this.touchKey(key);
+    this.linksChanged();
+  }
+
+  /** Forget a note or file. Links to it fall back to the next candidate or become unresolved. */
+  remove(path: string): void {
+    const file = this.filesByPath.get(path);
+    if (file !== undefined) {
+      this.filesByPath.delete(path);
+      const key = nameKeyOfPath(path);
+      removeFromSortedMap(this.byName, key, path, byLengthThenPath);
+      this.touchKey(key);
+      this.linksChanged();
+      return;
+    }
+    const rec = this.notesByPath.get(path);
+    if (rec === undefined) return;
+    this.detachNote(rec);
+    this.notesByPath.delete(path);
+    this.derivedIds.delete(rec.derived);
+    const key = nameKeyOfPath(path);
+    removeFromSortedMap(this.byName, key, path, byLengthThenPath);
+    this.searchIdx.delete(path);
+    this.touchKey(key);
+    for (const a of rec.aliasKeys) this.touchKey(a);
+    this.linksChanged();
+  }
+
+  private searchDoc(path: string, facts: NoteFacts, body: string): SearchDoc {
+    const name = fileName(path);
+    const title = facts.title === name ? facts.title : `${facts.title} ${name}`;
+    return { path, title, body, tags: facts.tags.join(' '), aliases: facts.aliases.join(' ') };
+  }
+
+  private putNote(path: string, facts: NoteFacts, stat: FileStat): void {
+    if (this.filesByPath.has(path)) this.remove(path);
+    let rec = this.notesByPath.get(path);
+    const isNew = rec === undefined;
+    const oldAliases: readonly string[] = rec?.aliasKeys ?? EMPTY;
+    const aliasKeys = aliasKeysOf(facts);
+    if (rec === undefined) {
+      const derived = derivedId(path);
+      rec = {
+        entry: entryOf(path, facts, stat, derived),
+        stat: copyStat(stat),
+        resolved: new Array<string | null>(facts.links.length),
+        unresolvedCount: 0,
+        aliasKeys,
+        derived,
+        attached: false,
+        sources: null,
+        built: null,
+      };
+      this.notesByPath.set(path, rec);
+      this.derivedIds.set(derived, path);
+    } else {
+      // Same path: links to it stay; everything the old facts registered goes.
+      this.detachNote(rec);
+      rec.entry = entryOf(path, facts, stat, rec.derived);
+      rec.stat = copyStat(stat);
+      rec.resolved = new Array<string | null>(facts.links.length);
+      rec.aliasKeys = aliasKeys;
+    }
+    const key = nameKeyOfPath(path);
+    if (isNew) addToSortedMap(this.byName, key, path, byLengthThenPath);
+    for (const a of aliasKeys) addToSortedMap(this.byAlias, a, path, byLengthThenPath);
+    this.claimId(rec);
+    this.registerLinks(rec);
+    this.tagIndex.add(path, facts.tags);
+    for (const b of facts.blocks) addToSortedMap(this.blockIdx, b.id, path, byPath);
+    for (const t of facts.tasks) if (t.blockId !== null) addToSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
+
+    // Other notes' links that may now resolve differently: those naming this
+    // path (when it is new) and those naming an alias it gained or lost.
+    if (isNew) this.touchKey(key);
+    for (const a of aliasKeys) if (!oldAliases.includes(a)) this.touchKey(a);
+    for (const a of oldAliases) if (!aliasKeys.includes(a)) this.touchKey(a);
+    this.linksChanged();
+  }
+
+  /** Undo what `putNote` registered for the note's current facts, except the note map, name index and derived id. */
+  private detachNote(rec: NoteRec): void {
+    const path = rec.entry.path;
+    const facts = rec.entry.facts;
+    this.detachLinks(rec);
+    for (const a of rec.aliasKeys) removeFromSortedMap(this.byAlias, a, path, byLengthThenPath);
+    this.releaseId(rec);
+    this.tagIndex.remove(path, facts.tags);
+    for (const b of facts.blocks) removeFromSortedMap(this.blockIdx, b.id, path, byPath);
+    for (const t of facts.tasks) if (t.blockId !== null) removeFromSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
+  }
+
+  // -------------------------------------------------------------------- ids
+
+  private claimId(rec: NoteRec): void {
+    const id = rec.entry.facts.id;
+    rec.entry.id = rec.derived;
+    if (id === null) return;
+    const path = rec.entry.path;
+    addToSortedMap(this.idClaims, id, path, byPath);
+    const claims = this.idClaims.get(id)!;
+    if (claims[0] === path) {
+      rec.entry.id = id;
+      const prev = claims[1] !== undefined ? this.notesByPath.get(claims[1]) : undefined;
+      if (prev !== undefined) prev.entry.id = prev.derived;
+    }
+  }
+
+  private releaseId(rec: NoteRec): void {
+    const id = rec.entry.facts.id;
+    rec.entry.id = rec.derived;
+    if (id === null) return;
+    const i = removeFromSortedMap(this.idClaims, id, rec.entry.path, byPath);
+    if (i === 0) {
+      const next = this.idClaims.get(id)?.[0];
+      if (next !== undefined) this.notesByPath.get(next)!.entry.id = id;
+    }
+  }
+
+  // ------------------------------------------------------------------ links
+
+  private target(path: string): TargetRec | undefined {
+    return this.notesByPath.get(path) ?? this.filesByPath.get(path);
+  }
+
+  private addKey(key: string, src: NoteRec, i: number): void {
+    const refs = this.linksByKey.get(key);
+    if (refs === undefined) this.linksByKey.set(key, [src, i]);
+    else refs.push(src, i);
+  }
+
+  /** A link of `src` now resolves to `path` (src.resolved already says so). */
+  private addIncoming(path: string, src: NoteRec): void {
+    const t = this.target(path)!;
+    if (t.sources === null) {
+      t.sources = [src];
+      t.built = [null];
+      return;
+    }
+    const k = findSource(t.sources, src.entry.path);
+    if (k >= 0) t.built![k] = null;
+    else {
+      t.sources.splice(~k, 0, src);
+      t.built!.splice(~k, 0, null);
+    }
+  }
+
+  /** A link of `src` no longer resolves to `path` (src.resolved already says so). */
+  private removeIncoming(path: string, src: NoteRec): void {
+    const t = this.target(path);
+    if (t === undefined || t.sources === null) return; // the target itself is gone
+    const k = findSource(t.sources, src.entry.path);
+    if (k < 0) return;
+    if (linksTo(src, path)) t.built![k] = null;
+    else this.dropSource(t, k);
+  }
+
+  private dropSource(t: TargetRec, k: number): void {
+    if (t.sources!.length === 1) {
+      t.sources = null;
+      t.built = null;
+    } else {
+      t.sources!.splice(k, 1);
+      t.built!.splice(k, 1);
+    }
+  }
+
+  /** Register a note's links by key and queue them for resolution. */
+  private registerLinks(rec: NoteRec): void {
+    const links = rec.entry.facts.links;
+    for (let i = 0; i < links.length; i++) {
+      const target = links[i]!.target;
+      if (target === '') continue;
+      const ak = aliasKeyOfTarget(target);
+      const nk = nameKeyOfPath(target);
+      this.addKey(nk, rec, i);
+      if (ak !== nk) this.addKey(ak, rec, i);
+    }
+    rec.attached = false;
+    this.pendingNotes.add(rec);
+  }
+
+  /** Resolve all links of a registered note. */
+  private attachLinks(rec: NoteRec): void {
+    const path = rec.entry.path;
+    const links = rec.entry.facts.links;
+    let unresolved = 0;
+    for (let i = 0; i < links.length; i++) {
+      const l = links[i]!;
+      if (l.target === '') {
+        rec.resolved[i] = path;
+        continue;
+      }
+      const r = resolveTarget(this.lookup, path, l.target, l.kind);
+      rec.resolved[i] = r;
+      if (r === null) unresolved++;
+      else this.addIncoming(r, rec);
+    }
+    rec.unresolvedCount = unresolved;
+    if (unresolved > 0) this.unresolvedSources.add(path);
+    rec.attached = true;
+  }
+
+  private detachLinks(rec: NoteRec): void {
+    const links = rec.entry.facts.links;
+    const keys: string[] = [];
+    const targets: string[] = [];
+    for (let i = 0; i < links.length; i++) {
+      const target = links[i]!.target;
+      if (target === '') continue;
+      const ak = aliasKeyOfTarget(target);
+      const nk = nameKeyOfPath(target);
+      if (!keys.includes(nk)) keys.push(nk);
+      if (ak !== nk && !keys.includes(ak)) keys.push(ak);
+      if (!rec.attached) continue;
+      const r = rec.resolved[i];
+      if (r !== null && r !== undefined && !targets.includes(r)) targets.push(r);
+    }
+    for (const k of keys) {
+      const refs = this.linksByKey.get(k);
+      if (refs === undefined) continue;
+      dropPairs(refs, rec);
+      if (refs.length === 0) this.linksByKey.delete(k);
+    }
+    for (const p of targets) {
+      const t = this.target(p);
+      if (t === undefined || t.sources === null) continue;
+      const k = findSource(t.sources, rec.entry.path);
+      if (k >= 0 && t.sources[k] === rec) this.dropSource(t, k);
+    }
+    rec.attached = false;
+    rec.unresolvedCount = 0;
+    this.pendingNotes.delete(rec);
+    this.unresolvedSources.delete(rec.entry.path);
+  }
+
+  /** Links carrying `key` (name or alias key) may resolve differently now. */
+  private touchKey(key: string): void {
+    if (this.linksByKey.has(key)) this.pendingKeys.add(key);
+  }
+
+  /** Re-resolve every resolved link carrying `key`. */
+  private reresolve(key: string): void {
+    const refs = this.linksByKey.get(key);
+    if (refs === undefined) return;
+    for (let k = 0; k < refs.length; k += 2) {
+      const src = refs[k] as NoteRec;
+      if (!src.attached) continue; // resolved in full when attached
+      const i = refs[k + 1] as number;
+      const l = src.entry.facts.links[i]!;
+      const r = resolveTarget(this.lookup, src.entry.path, l.target, l.kind);
+      const old = src.resolved[i]!;
+      if (r === old) continue;
+      src.resolved[i] = r;
+      if (old === null) src.unresolvedCount--;
+      else this.removeIncoming(old, src);
+      if (r === null) src.unresolvedCount++;
+      else this.addIncoming(r, src);
+      if (src.unresolvedCount > 0) this.unresolvedSources.add(src.entry.path);
+      else this.unresolvedSources.delete(src.entry.path);
+    }
+  }
+
+  private linksChanged(): void {
+    if (this.pendingKeys.size === 0 && this.pendingNotes.size === 0) return;
+    if (this.mode === 'sync') this.flushLinks();
+    else if (this.mode === 'background' && !this.linksScheduled) {
+      this.linksScheduled = true;
+      setImmediate(() => {
+        this.linksScheduled = false;
+        if (!this.flushLinks(this.sliceMs)) this.linksChanged();
+      }).unref();
+    }
+  }
+
+  /**
+   * Resolve pending links for up to `budgetMs` (default: all); true when none
+   * are left. Each queued note's links are resolved once, however many notes
+   * arrived meanwhile, so a bulk load resolves every link exactly once.
+   */
+  private flushLinks(budgetMs = Infinity): boolean {
+    const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    let n = 0;
+    for (const key of this.pendingKeys) {
+      this.pendingKeys.delete(key);
+      this.reresolve(key);
+      if ((++n & 63) === 0 && performance.now() > deadline) return false;
+    }
+    for (const rec of this.pendingNotes) {
+      this.pendingNotes.delete(rec);
+      this.attachLinks(rec);
+      if ((++n & 63) === 0 && performance.now() > deadline) return false;
+    }
+    return true;
+  }
+
+  /** Finish all deferred work (links and full text) now. */
+  flush(): void {
+    this.flushLinks();
+    this.searchIdx.flush();
+  }
+
+  /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, search documents. */
+  pendingWork(): { notes: number; keys: number; search: number } {
+    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size, search: this.searchIdx.status().pending };
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  has(path: string): boolean {
+    return this.notesByPath.has(path) || this.filesByPath.has(path);
+  }
+
+  get noteCount(): number {
+    return this.notesByPath.size;
+  }
+
+  get fileCount(): number {
+    return this.filesByPath.size;
+  }
+
+  /** The note with this id (a frontmatter id's owner first, then derived ids). */
+  noteById(id: string): NoteEntry | undefined {
+    const owner = this.idClaims.get(id)?.[0];
+    if (owner !== undefined) return this.notesByPath.get(owner)?.entry;
+    const p = this.derivedIds.get(id);
+    if (p === undefined) return undefined;
+    const e = this.notesByPath.get(p)?.entry;
+    return e !== undefined && e.id === id ? e : undefined;
+  }
+
+  noteByPath(path: string): NoteEntry | undefined {
+    return this.notesByPath.get(path)?.entry;
+  }
+
+  fileByPath(path: string): FileEntry | undefined {
+    return this.filesByPath.get(path)?.entry;
+  }
+
+  /** All notes, in the order they were first indexed. */
+  *notes(): IterableIterator<NoteEntry> {
+    for (const rec of this.notesByPath.values()) yield rec.entry;
+  }
+
+  /** All non-note files, in the order they were first indexed. */
+  *files(): IterableIterator<FileEntry> {
+    for (const rec of this.filesByPath.values()) yield rec.entry;
+  }
+
+  /** The stat recorded at upsert for a note or file. */
+  statOf(path: string): FileStat | undefined {
+    return (this.notesByPath.get(path) ?? this.filesByPath.get(path))?.stat;
+  }
+
+  /** Resolve a link target written in `fromPath` (which need not be indexed) against the current Home. */
+  resolve(fromPath: string, link: { target: string; kind: 'wikilink' | 'markdown' }): string | null {
+    return resolveTarget(this.lookup, fromPath, link.target, link.kind);
+  }
+
+  /** Outgoing links of a note in document order, each with its resolution. */
+  outgoing(path: string): ResolvedLink[] {
+    this.flushLinks();
+    const rec = this.notesByPath.get(path);
+    if (rec === undefined) return [];
+    const links = rec.entry.facts.links;
+    const out: ResolvedLink[] = new Array(links.length);
+    for (let i = 0; i < links.length; i++) out[i] = { ...links[i]!, resolved: rec.resolved[i]! };
+    return out;
+  }
+
+  /**
+   * Notes linking to `path` (note or file), sorted by source path, each with
+   * its occurrences in document order. Same-note links without a target
+   * (`[[#Heading]]`) are not backlinks; `[[Self]]` is. O(result): the
+   * sources are kept sorted and each Backlink (frozen) is cached until that
+   * source's links to `path` change.
+   */
+  backlinks(path: string): Backlink[] {
+    this.flushLinks();
+    const t = this.target(path);
+    if (t === undefined || t.sources === null) return [];
+    const sources = t.sources;
+    const built = t.built!;
+    const out: Backlink[] = new Array(sources.length);
+    for (let k = 0; k < sources.length; k++) {
+      let b = built[k]!;
+      if (b === null) b = built[k] = buildBacklink(sources[k]!, path);
+      out[k] = b;
+    }
+    return out;
+  }
+
+  /** Number of notes linking to `path`. */
+  backlinkCount(path: string): number {
+    this.flushLinks();
+    return this.target(path)?.sources?.length ?? 0;
+  }
+
+  /** Every unresolved link, by source path then document order. */
+  unresolved(): UnresolvedLink[] {
+    this.flushLinks();
+    const out: UnresolvedLink[] = [];
+    for (const src of [...this.unresolvedSources].sort(byPath)) {
+      const rec = this.notesByPath.get(src)!;
+      const links = rec.entry.facts.links;
+      for (let i = 0; i < links.length; i++) {
+        if (rec.resolved[i] === null) out.push({ from: src, target: links[i]!.target, line: links[i]!.line });
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------- tags
+
+  /** Every tag path with `count` (notes with it or a nested tag) and `direct` (notes with exactly it), sorted by lowercased tag. */
+  tags(): TagCount[] {
+    return this.tagIndex.list();
+  }
+
+  /** Notes with the tag (and nested tags below it unless `nested: false`), case-insensitive, sorted by path. */
+  notesWithTag(tag: string, opts: { nested?: boolean } = {}): NoteEntry[] {
+    const paths = this.tagIndex.paths(tag, opts.nested ?? true);
+    if (paths === undefined) return [];
+    return [...paths].sort(byPath).map((p) => this.notesByPath.get(p)!.entry);
+  }
+
+  // ---------------------------------------------------------- tasks, blocks
+
+  private taskEntry(rec: NoteRec, i: number): TaskEntry {
+    return { ...rec.entry.facts.tasks[i]!, path: rec.entry.path, noteId: rec.entry.id };
+  }
+
+  /** Every task of every note (notes in indexing order, tasks in document order). */
+  *tasks(): IterableIterator<TaskEntry> {
+    for (const rec of this.notesByPath.values()) {
+      const tasks = rec.entry.facts.tasks;
+      for (let i = 0; i < tasks.length; i++) yield this.taskEntry(rec, i);
+    }
+  }
+
+  /** Tasks with this block id, by path then line (block ids are unique per note, not per Home). */
+  tasksByBlockId(blockId: string): TaskEntry[] {
+    const out: TaskEntry[] = [];
+    for (const p of this.taskBlockIdx.get(blockId) ?? EMPTY) {
+      const rec = this.notesByPath.get(p)!;
+      const tasks = rec.entry.facts.tasks;
+      for (let i = 0; i < tasks.length; i++) if (tasks[i]!.blockId === blockId) out.push(this.taskEntry(rec, i));
+    }
+    return out;
+  }
+
+  /** The first task with this block id by path order (then line). */
+  taskByBlockId(blockId: string): TaskEntry | undefined {
+    const p = this.taskBlockIdx.get(blockId)?.[0];
+    if (p === undefined) return undefined;
+    const rec = this.notesByPath.get(p)!;
+    const i = rec.entry.facts.tasks.findIndex((t) => t.blockId === blockId);
+    return i < 0 ? undefined : this.taskEntry(rec, i);
+  }
+
+  /** Block anchors of a note in document order. */
+  blocks(path: string): BlockAnchor[] {
+    return this.notesByPath.get(path)?.entry.facts.blocks.slice() ?? [];
+  }
+
+  /** Where a block id is defined, by path then line. */
+  blockOwner(blockId: string): Array<{ path: string; line: number }> {
+    const out: Array<{ path: string; line: number }> = [];
+    for (const p of this.blockIdx.get(blockId) ?? EMPTY) {
+      for (const b of this.notesByPath.get(p)!.entry.facts.blocks) if (b.id === blockId) out.push({ path: p, line: b.line });
+    }
+    return out;
+  }
+
+  // ----------------------------------------------------------------- search
+
+  /** Full-text search (prefix, fuzzy 0.2, title boosted), best first. */
+  search(query: string, opts: SearchOptions = {}): SearchHit[] {
+    const limit = opts.limit ?? 50;
+    const prefix = opts.pathPrefix;
+    const tagged = opts.tag !== undefined ? this.tagIndex.paths(opts.tag, true) : undefined;
+    if (opts.tag !== undefined && tagged === undefined) return [];
+    const filter =
+      prefix !== undefined || tagged !== undefined
+        ? (p: string) => (prefix === undefined || p.startsWith(prefix)) && (tagged === undefined || tagged.has(p))
+        : undefined;
+    const results = this.searchIdx.search(query, opts.combineWith ?? 'AND', filter);
+    const out: SearchHit[] = [];
+    for (const r of results) {
+      if (out.length >= limit) break;
+      const rec = this.notesByPath.get(r.id as string);
+      if (rec === undefined) continue;
+      out.push({
+        path: rec.entry.path,
+        id: rec.entry.id,
+        title: rec.entry.title,
+        score: r.score,
+        terms: r.terms,
+        queryTerms: r.queryTerms,
+        match: r.match,
+      });
+    }
+    return out;
+  }
+
+  /** Apply pending full-text changes for up to `budgetMs` (default: all); true when none are left. */
+  flushSearch(budgetMs?: number): boolean {
+    return this.searchIdx.flush(budgetMs);
+  }
+
+  searchStatus(): SearchStatus {
+    return this.searchIdx.status();
+  }
+
+  // --------------------------------------------------------------- snapshot
+
+  /**
+   * Everything needed to rebuild the index without re-reading files. The
+   * facts objects are the index's own: serialise the snapshot, don't mutate it.
+   */
+  toSnapshot(): IndexSnapshot {
+    const search = this.searchIdx.toJSON();
+    const notes = [...this.notesByPath.values()]
+      .sort((a, b) => byPath(a.entry.path, b.entry.path))
+      .map((r) => ({ path: r.entry.path, stat: r.stat, facts: r.entry.facts }));
+    const files = [...this.filesByPath.values()]
+      .sort((a, b) => byPath(a.entry.path, b.entry.path))
+      .map((r) => ({ path: r.entry.path, stat: r.stat }));
+    return { format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION, notes, files, search };
+  }
+
+  /** Rebuild from `toSnapshot()` output. Throws IndexSnapshotError on an unknown version or shape (rebuild from files then). */
+  static fromSnapshot(s: IndexSnapshot, opts: HomeIndexOptions = {}): HomeIndex {
+    checkSnapshot(s);
+    const idx = new HomeIndex(opts, s.search);
+    for (const f of s.files) idx.upsertFile(f.path, f.stat);
+    for (const n of s.notes) idx.putNote(n.path, n.facts, n.stat);
+    return idx;
+  }
+}
+
+/** Binary search of `path` in sources sorted by path: its index, or ~insertion point. */
+function findSource(sources: NoteRec[], path: string): number {
+  let lo = 0;
+  let hi = sources.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const p = sources[mid]!.entry.path;
+    if (p < path) lo = mid + 1;
+    else if (p > path) hi = mid - 1;
+    else return mid;
+  }
+  return ~lo;
+}
+
+/** Whether any link of `src` (other than a same-note `[[#x]]`) resolves to `path`. */
+function linksTo(src: NoteRec, path: string): boolean {
+  const links = src.entry.facts.links;
+  for (let i = 0; i < links.length; i++) if (src.resolved[i] === path && links[i]!.target !== '') return true;
+  return false;
+}
+
+function buildBacklink(src: NoteRec, path: string): Backlink {
+  const links = src.entry.facts.links;
+  const occurrences: BacklinkOccurrence[] = [];
+  for (let i = 0; i < links.length; i++) {
+    if (src.resolved[i] === path && links[i]!.target !== '') occurrences.push(occurrence(links[i]!));
+  }
+  return Object.freeze({ from: src.entry.path, occurrences: Object.freeze(occurrences) });
+}

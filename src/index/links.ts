@@ -1,0 +1,279 @@
+/**
+ * Link resolution, Obsidian style (rules in docs/index.md "Link resolution").
+ *
+ * Every candidate a link can resolve to shares the link's *name key*: the
+ * lowercased last path segment of the target without a trailing `.md`, which
+ * is also the key of a Home path (lowercased file name, `.md` stripped). The
+ * only other way to resolve is a frontmatter alias equal to the whole target
+ * ignoring case (the *alias key*). So when a path appears or disappears only
+ * links with its name key, and when aliases change only links with those
+ * alias keys, can change resolution; HomeIndex keeps reverse maps on both.
+ */
+
+/** What resolution needs to know about the Home. */
+export interface PathLookup {
+  /** A note or file exists at exactly this path. */
+  has(path: string): boolean;
+  isNote(path: string): boolean;
+  /** Paths whose name key is `key`, sorted shortest first, then code-unit order. */
+  byName(key: string): readonly string[] | undefined;
+  /** Notes with an alias equal to `key` ignoring case, same order. */
+  byAlias(key: string): readonly string[] | undefined;
+}
+
+/** Shortest first, then code-unit order: the tie-break of name and alias matches. */
+export function byLengthThenPath(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** Plain code-unit order. */
+export function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function endsWithMd(s: string): boolean {
+  const n = s.length;
+  if (n < 3) return false;
+  return (
+    s.charCodeAt(n - 3) === 46 /* . */ &&
+    (s.charCodeAt(n - 2) | 32) === 109 /* m */ &&
+    (s.charCodeAt(n - 1) | 32) === 100 /* d */
+  );
+}
+
+/** The name key of a Home path: lowercased file name, a trailing `.md` removed. */
+export function nameKeyOfPath(path: string): string {
+  let name = path.slice(path.lastIndexOf('/') + 1);
+  if (endsWithMd(name)) name = name.slice(0, -3);
+  return name.toLowerCase();
+}
+
+/** The name key of a link target (same rule as paths, so candidates share it). */
+export function nameKeyOfTarget(target: string): string {
+  return nameKeyOfPath(target);
+}
+
+/** The alias key of a link target: the whole target, lowercased. */
+export function aliasKeyOfTarget(target: string): string {
+  return target.toLowerCase();
+}
+
+/**
+ * Normalise a Home-relative path: drop `.` and empty segments, apply `..`.
+ * Null when it climbs above the Home root or ends up empty.
+ */
+export function normalizePath(p: string): string | null {
+  if (
+    p !== '' &&
+    p.indexOf('//') < 0 &&
+    p.indexOf('./') < 0 &&
+    p.charCodeAt(0) !== 47 &&
+    p.charCodeAt(p.length - 1) !== 47 &&
+    !p.endsWith('/.') &&
+    !p.endsWith('/..') &&
+    p !== '.' &&
+    p !== '..'
+  ) {
+    return p;
+  }
+  const out: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (out.length === 0) return null;
+      out.pop();
+    } else out.push(seg);
+  }
+  return out.length === 0 ? null : out.join('/');
+}
+
+function dirname(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+function isExplicitRelative(t: string): boolean {
+  return t.startsWith('./') || t.startsWith('../');
+}
+
+/** `p` itself or `p.md`, in the order `exactOrder` says, when present. */
+function tryExact(lookup: PathLookup, p: string | null, order: 0 | 1 | 2): string | null {
+  if (p === null) return null;
+  if (order === 0) return lookup.has(p) ? p : null;
+  if (order === 1) {
+    const md = p + '.md';
+    if (lookup.has(md)) return md;
+    return lookup.has(p) ? p : null;
+  }
+  if (lookup.has(p)) return p;
+  const md = p + '.md';
+  return lookup.has(md) ? md : null;
+}
+
+/**
+ * The exact paths a link may name, in the order they are tried. Empty when
+ * the target names a folder (ends with `/`, `.` or `..`), so that every
+ * candidate's file name equals the target's last segment (+ `.md`).
+ */
+export function exactCandidates(fromPath: string, target: string, kind: 'wikilink' | 'markdown'): string[] {
+  const out: string[] = [];
+  const all: PathLookup = {
+    has: (p) => {
+      out.push(p);
+      return false;
+    },
+    isNote: () => false,
+    byName: () => undefined,
+    byAlias: () => undefined,
+  };
+  findExact(all, fromPath, target, kind);
+  return out;
+}
+
+function findExact(lookup: PathLookup, fromPath: string, target: string, kind: 'wikilink' | 'markdown'): string | null {
+  const last = target.slice(target.lastIndexOf('/') + 1);
+  if (last === '' || last === '.' || last === '..') return null;
+  // 0: only as written (it ends in .md); 1: `.md` first (no extension: `[[Plan]]` is Plan.md); 2: as written, then `.md`.
+  const order: 0 | 1 | 2 = endsWithMd(last) ? 0 : last.indexOf('.') < 0 ? 1 : 2;
+  const absolute = target.charCodeAt(0) === 47; /* / */
+  if (!absolute && (kind === 'markdown' || isExplicitRelative(target))) {
+    const dir = dirname(fromPath);
+    const found = tryExact(lookup, normalizePath(dir === '' ? target : dir + '/' + target), order);
+    if (found !== null) return found;
+  }
+  return tryExact(lookup, normalizePath(absolute ? target.slice(1) : target), order);
+}
+
+/** The lowercased folder-qualified part a name match must end with, or null for a bare name. */
+function suffixOf(target: string): string | null {
+  if (target.indexOf('/') < 0) return null;
+  const segs: string[] = [];
+  for (const seg of target.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (segs.length > 0) segs.pop();
+      continue;
+    }
+    segs.push(seg);
+  }
+  if (segs.length <= 1) return null;
+  let s = segs.join('/').toLowerCase();
+  if (endsWithMd(s)) s = s.slice(0, -3);
+  return s;
+}
+
+/** A path as a link would spell it for suffix matching: lowercased, `.md` stripped. */
+function linkPathOf(path: string): string {
+  const p = path.toLowerCase();
+  return endsWithMd(p) ? p.slice(0, -3) : p;
+}
+
+/**
+ * Resolve `target` linked from `fromPath`. An empty target (a same-note link
+ * such as `[[#Heading]]`) resolves to `fromPath`. Returns null when nothing matches.
+ */
+export function resolveTarget(
+  lookup: PathLookup,
+  fromPath: string,
+  target: string,
+  kind: 'wikilink' | 'markdown',
+): string | null {
+  if (target === '') return fromPath;
+  // 1. Exact Home path (relative to the note for Markdown links and ./ ../ wikilinks).
+  const exact = findExact(lookup, fromPath, target, kind);
+  if (exact !== null) return exact;
+  // 2. File name ignoring case, qualified by any folders given; shortest path, then code-unit order.
+  const key = nameKeyOfTarget(target);
+  const last = target.slice(target.lastIndexOf('/') + 1);
+  if (key !== '' && last !== '.' && last !== '..') {
+    const candidates = lookup.byName(key);
+    if (candidates !== undefined) {
+      const onlyNotes = endsWithMd(target);
+      const suffix = suffixOf(target);
+      for (const c of candidates) {
+        if (onlyNotes && !lookup.isNote(c)) continue;
+        if (suffix !== null) {
+          const lp = linkPathOf(c);
+          if (!(lp === suffix || (lp.endsWith(suffix) && lp.charCodeAt(lp.length - suffix.length - 1) === 47))) continue;
+        }
+        return c;
+      }
+    }
+  }
+  // 3. A note whose frontmatter alias equals the target ignoring case.
+  const byAlias = lookup.byAlias(aliasKeyOfTarget(target));
+  if (byAlias !== undefined && byAlias.length > 0) return byAlias[0]!;
+  return null;
+}
+
+// ------------------------------------------------------------ sorted arrays
+
+/** Insert `x` into sorted `arr` unless present; returns true when inserted. */
+export function sortedInsert(arr: string[], x: string, cmp: (a: string, b: string) => number): boolean {
+  let lo = 0;
+  let hi = arr.length;
+  // Fast path: appending in order (bulk loads in path order).
+  if (hi > 0) {
+    const c = cmp(arr[hi - 1]!, x);
+    if (c < 0) {
+      arr.push(x);
+      return true;
+    }
+    if (c === 0) return false;
+  } else {
+    arr.push(x);
+    return true;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const c = cmp(arr[mid]!, x);
+    if (c === 0) return false;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  arr.splice(lo, 0, x);
+  return true;
+}
+
+/** Remove `x` from sorted `arr`; returns its former index or -1. */
+export function sortedRemove(arr: string[], x: string, cmp: (a: string, b: string) => number): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const c = cmp(arr[mid]!, x);
+    if (c === 0) {
+      arr.splice(mid, 1);
+      return mid;
+    }
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+/** Add `x` to the sorted list under `key` in `map`. */
+export function addToSortedMap(
+  map: Map<string, string[]>,
+  key: string,
+  x: string,
+  cmp: (a: string, b: string) => number,
+): void {
+  const arr = map.get(key);
+  if (arr === undefined) map.set(key, [x]);
+  else sortedInsert(arr, x, cmp);
+}
+
+/** Remove `x` from the sorted list under `key`, dropping the list when empty; returns its former index or -1. */
+export function removeFromSortedMap(
+  map: Map<string, string[]>,
+  key: string,
+  x: string,
+  cmp: (a: string, b: string) => number,
+): number {
+  const arr = map.get(key);
+  if (arr === undefined) return -1;
+  const i = sortedRemove(arr, x, cmp);
+  if (arr.length === 0) map.delete(key);
+  return i;
+}

@@ -1,0 +1,109 @@
+/**
+ * Tag counts the way Obsidian's tag pane shows them: a note tagged `a/b/c`
+ * counts toward `a/b/c`, `a/b` and `a` (once per note per tag path), tags
+ * group ignoring case, and each tag path is displayed in its most used
+ * spelling (ties: the smallest in code-unit order, so the result does not
+ * depend on the order notes were indexed in).
+ */
+import type { TagCount } from './types.js';
+
+/** The lowercased lookup key of a tag given by a caller: `#` stripped. */
+export function tagKey(tag: string): string {
+  return tag.replace(/^#+/u, '').toLowerCase();
+}
+
+/**
+ * Every tag path a tag counts toward, in its spelling: `a/b/c` gives `a`,
+ * `a/b`, `a/b/c`. A `/` at the start or right after another `/`
+ * does not end a level.
+ */
+function* levels(tag: string): Generator<string> {
+  for (let i = 1; i < tag.length; i++) {
+    if (tag.charCodeAt(i) === 47 /* / */ && tag.charCodeAt(i - 1) !== 47) yield tag.slice(0, i);
+  }
+  yield tag;
+}
+
+interface TagNode {
+  /** Notes with exactly this tag (lowercased). */
+  direct: Set<string>;
+  /** Notes with this tag or a descendant. */
+  nested: Set<string>;
+  /** Spelling → number of (note, tag) uses. */
+  spellings: Map<string, number>;
+}
+
+export class TagIndex {
+  private readonly nodes = new Map<string, TagNode>();
+
+  private node(key: string): TagNode {
+    let n = this.nodes.get(key);
+    if (n === undefined) {
+      n = { direct: new Set(), nested: new Set(), spellings: new Map() };
+      this.nodes.set(key, n);
+    }
+    return n;
+  }
+
+  /** Index a note's tags (already deduplicated case-insensitively, as in NoteFacts.tags). */
+  add(path: string, tags: readonly string[]): void {
+    for (const tag of tags) {
+      for (const spelling of levels(tag)) {
+        const n = this.node(spelling.toLowerCase());
+        n.nested.add(path);
+        n.spellings.set(spelling, (n.spellings.get(spelling) ?? 0) + 1);
+      }
+      this.node(tag.toLowerCase()).direct.add(path);
+    }
+  }
+
+  /** Undo `add(path, tags)` with the same tags. */
+  remove(path: string, tags: readonly string[]): void {
+    // The note leaves every level any of its tags reached (several tags may
+    // reach the same level: `a/b` and `a/c` both reach `a`).
+    const reached = new Set<string>();
+    for (const tag of tags) {
+      for (const spelling of levels(tag)) {
+        const key = spelling.toLowerCase();
+        const n = this.nodes.get(key);
+        if (n === undefined) continue;
+        const c = (n.spellings.get(spelling) ?? 0) - 1;
+        if (c > 0) n.spellings.set(spelling, c);
+        else n.spellings.delete(spelling);
+        reached.add(key);
+      }
+      this.nodes.get(tag.toLowerCase())?.direct.delete(path);
+    }
+    for (const key of reached) {
+      const n = this.nodes.get(key)!;
+      n.nested.delete(path);
+      if (n.nested.size === 0) this.nodes.delete(key);
+    }
+  }
+
+  /** Every tag path with its counts, sorted by key (lowercased tag). */
+  list(): TagCount[] {
+    const keys = [...this.nodes.keys()].sort();
+    const out: TagCount[] = [];
+    for (const key of keys) {
+      const n = this.nodes.get(key)!;
+      let best = '';
+      let bestCount = -1;
+      for (const [s, c] of n.spellings) {
+        if (c > bestCount || (c === bestCount && s < best)) {
+          best = s;
+          bestCount = c;
+        }
+      }
+      out.push({ tag: best, count: n.nested.size, direct: n.direct.size });
+    }
+    return out;
+  }
+
+  /** Paths of notes with the tag (and, when `nested`, any tag below it). */
+  paths(tag: string, nested: boolean): ReadonlySet<string> | undefined {
+    const n = this.nodes.get(tagKey(tag));
+    if (n === undefined) return undefined;
+    return nested ? n.nested : n.direct;
+  }
+}

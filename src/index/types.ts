@@ -1,0 +1,133 @@
+/**
+ * Public shapes of the per-Home index (see docs/index.md). Everything handed
+ * out is read-only: entries are the index's own objects (no copies), so a
+ * caller must not mutate them.
+ */
+import type { Heading, Link, NoteFacts, Task } from '../markdown/facts.js';
+
+/** What the caller knows about a file on disk; recorded as given at upsert. */
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+  etag: string;
+  ctimeMs?: number;
+  birthtimeMs?: number;
+}
+
+/** One Markdown note. */
+export interface NoteEntry {
+  /** Frontmatter `id`, or `derivedId(path)` (also when another path owns the same frontmatter id). */
+  readonly id: string;
+  readonly path: string;
+  readonly title: string;
+  readonly aliases: readonly string[];
+  /** All tags (frontmatter then inline), first spelling, deduplicated case-insensitively. */
+  readonly tags: readonly string[];
+  readonly frontmatter: Record<string, unknown> | null;
+  readonly etag: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Frontmatter `created` (else `date`) in ms when parseable, else the birth time (when > 0), else mtime. */
+  readonly created: number;
+  /** mtime. */
+  readonly updated: number;
+  readonly wordCount: number;
+  readonly headings: readonly Heading[];
+  /** The facts the note was indexed from, untouched. */
+  readonly facts: NoteFacts;
+}
+
+/** Any other Home file (attachment, .canvas, .base, .pdf, image, ...). */
+export interface FileEntry {
+  readonly path: string;
+  readonly etag: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** An outgoing link with where it resolves to (null: unresolved; same-note links: the note itself). */
+export type ResolvedLink = Link & { resolved: string | null };
+
+/** One link occurrence in a linking note. */
+export interface BacklinkOccurrence {
+  readonly kind: 'wikilink' | 'markdown';
+  readonly line: number;
+  readonly column: number;
+  readonly embed: boolean;
+  readonly heading: string | null;
+  readonly blockId: string | null;
+  readonly alias: string | null;
+}
+
+/** A note linking to the queried path, with every linking occurrence in document order. */
+export interface Backlink {
+  /** Path of the linking note. */
+  readonly from: string;
+  readonly occurrences: readonly BacklinkOccurrence[];
+}
+
+export interface UnresolvedLink {
+  from: string;
+  target: string;
+  line: number;
+}
+
+export interface TagCount {
+  /** Display spelling: the most used spelling of this tag path, ties to the smallest (code-unit order). */
+  tag: string;
+  /** Notes with this tag or any nested tag below it. */
+  count: number;
+  /** Notes with exactly this tag. */
+  direct: number;
+}
+
+/** A task of a note, with the note it lives in. */
+export interface TaskEntry extends Task {
+  path: string;
+  noteId: string;
+}
+
+export interface SearchOptions {
+  /** Maximum hits (default 50). */
+  limit?: number;
+  /** Only paths starting with this string (literally: pass `Projects/` for a folder). */
+  pathPrefix?: string;
+  /** Only notes with this tag or a nested tag below it (case-insensitive, leading `#` optional). */
+  tag?: string;
+  /** How query terms combine (default `AND`). */
+  combineWith?: 'AND' | 'OR';
+}
+
+export interface SearchHit {
+  path: string;
+  id: string;
+  title: string;
+  score: number;
+  /** Document terms that matched (after prefix/fuzzy expansion). */
+  terms: string[];
+  /** Query terms that matched. */
+  queryTerms: string[];
+  /** For each matched document term, the fields it was found in (`title`, `body`, `tags`, `aliases`). */
+  match: Record<string, string[]>;
+}
+
+/**
+ * When deferred work runs. Link resolution and the full-text index are
+ * deferred; everything else (notes, files, ids, tags, tasks, blocks) is
+ * updated inside the upsert/remove call.
+ * - `background` (default): pending work runs in short slices on the event
+ *   loop (`setImmediate`);
+ * - `sync`: inside `upsertNote`/`upsertFile`/`remove` (slow for bulk loads:
+ *   links may be resolved twice and MiniSearch runs per note);
+ * - `lazy`: only when a query needs it, or on `flush()`.
+ * In every mode a query first finishes the work it depends on (links for
+ * `outgoing`/`backlinks`/`unresolved`, the full text for `search`), so
+ * answers are never stale.
+ */
+export type IndexingMode = 'background' | 'sync' | 'lazy';
+
+export interface HomeIndexOptions {
+  mode?: IndexingMode;
+  /** Time budget of one background slice in ms (default 10). */
+  sliceMs?: number;
+}
