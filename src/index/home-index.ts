@@ -284,6 +284,7 @@ export class HomeIndex {
   remove(path: string): void {
     const file = this.filesByPath.get(path);
     if (file !== undefined) {
+      this.orphanIncoming(file, path);
       this.filesByPath.delete(path);
       const key = nameKeyOfPath(path);
       removeFromSortedMap(this.byName, key, path, byLengthThenPath);
@@ -294,6 +295,7 @@ export class HomeIndex {
     const rec = this.notesByPath.get(path);
     if (rec === undefined) return;
     this.detachNote(rec);
+    this.orphanIncoming(rec, path);
     this.notesByPath.delete(path);
     this.derivedIds.delete(rec.derived);
     const key = nameKeyOfPath(path);
@@ -431,6 +433,27 @@ export class HomeIndex {
     if (k < 0) return;
     if (linksTo(src, path)) t.built![k] = null;
     else this.dropSource(t, k);
+  }
+
+  /**
+   * `path` is going away: links resolving to it become unresolved for now
+   * (their key is queued, so they are resolved again on the next flush; if
+   * the same path comes back, they find the new record).
+   */
+  private orphanIncoming(t: TargetRec, path: string): void {
+    if (t.sources === null) return;
+    for (const src of t.sources) {
+      const links = src.entry.facts.links;
+      for (let i = 0; i < links.length; i++) {
+        if (src.resolved[i] === path && links[i]!.target !== '') {
+          src.resolved[i] = null;
+          src.unresolvedCount++;
+        }
+      }
+      this.unresolvedSources.add(src.entry.path);
+    }
+    t.sources = null;
+    t.built = null;
   }
 
   private dropSource(t: TargetRec, k: number): void {

@@ -24,11 +24,20 @@ export interface SearchDoc {
 
 export const SEARCH_FIELDS = ['title', 'body', 'tags', 'aliases'] as const;
 
+/**
+ * Words split at spaces and punctuation (MiniSearch's default) and also at
+ * the ASCII symbols Markdown uses as syntax (`|` of wikilink aliases and
+ * tables, `^` block ids, `~~`, `==`, backticks, `<>`, `+`, `$`), so that
+ * `[[Note|label]]` yields `note` and `label` rather than `note|label`.
+ */
+const TOKEN_SEPARATORS = /[\n\r\p{Z}\p{P}|^~=+<>`$]+/u;
+
 /** The MiniSearch options; a snapshot is only loadable with the same ones. */
 export const MINISEARCH_OPTIONS: Options<SearchDoc> = {
   idField: 'path',
   fields: [...SEARCH_FIELDS],
   storeFields: [],
+  tokenize: (text) => text.split(TOKEN_SEPARATORS),
 };
 
 const QUERY_DEFAULTS = {

@@ -1,0 +1,118 @@
+import MiniSearch from 'minisearch';
+import { describe, expect, it } from 'vitest';
+import { HomeIndex } from '../../src/index/home-index.js';
+import { addDocument, MINISEARCH_OPTIONS, type SearchDoc } from '../../src/index/search.js';
+import { generateNote } from '../../src/markdown/generate.js';
+import { addNote, homeWith } from './helpers.js';
+
+describe('search', () => {
+  const build = () =>
+    homeWith([
+      ['notes/Gardening.md', '# Gardening\nTomatoes and basil.\n'],
+      ['notes/Diary.md', '# Diary\nI spent the day gardening, gardening, gardening in the garden.\n'],
+      ['projects/Plan.md', '---\ntags: [work/q3]\naliases: [Roadmap]\n---\n# Plan\nQuarterly objectives and projections.\n'],
+      ['projects/Other.md', '---\ntitle: Budget\n---\nNumbers for the project.\n#work\n'],
+      ['archive/Old.md', 'A gardening note from long ago. #work/q3\n'],
+    ]);
+
+  it('boosts the title over repeated body matches', () => {
+    const hits = build().search('gardening');
+    expect(hits[0]!.path).toBe('notes/Gardening.md');
+    expect(hits.map((h) => h.path).sort()).toEqual(['archive/Old.md', 'notes/Diary.md', 'notes/Gardening.md']);
+    expect(hits[0]).toMatchObject({ title: 'Gardening', terms: ['gardening'], queryTerms: ['gardening'] });
+    expect(hits[0]!.match['gardening']).toContain('title');
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+  });
+
+  it('matches prefixes and small typos', () => {
+    const idx = build();
+    expect(idx.search('quarter').map((h) => h.path)).toEqual(['projects/Plan.md']);
+    expect(idx.search('objectivs').map((h) => h.path)).toEqual(['projects/Plan.md']);
+  });
+
+  it('searches frontmatter titles, file names, tags and aliases, not other frontmatter', () => {
+    const idx = build();
+    expect(idx.search('budget').map((h) => h.path)).toEqual(['projects/Other.md']);
+    expect(idx.search('other').map((h) => h.path)).toEqual(['projects/Other.md']); // file name
+    expect(idx.search('roadmap').map((h) => h.path)).toEqual(['projects/Plan.md']);
+    expect(idx.search('q3').map((h) => h.path).sort()).toEqual(['archive/Old.md', 'projects/Plan.md']);
+    expect(idx.search('aliases')).toEqual([]);
+  });
+
+  it('combines terms with AND by default, OR on request', () => {
+    const idx = build();
+    expect(idx.search('tomatoes basil').map((h) => h.path)).toEqual(['notes/Gardening.md']);
+    expect(idx.search('tomatoes quarterly')).toEqual([]);
+    expect(idx.search('tomatoes quarterly', { combineWith: 'OR' }).map((h) => h.path).sort()).toEqual(['notes/Gardening.md', 'projects/Plan.md']);
+  });
+
+  it('filters by path prefix and by tag (nested, case-insensitive), and limits', () => {
+    const idx = build();
+    expect(idx.search('gardening', { pathPrefix: 'notes/' }).map((h) => h.path).sort()).toEqual(['notes/Diary.md', 'notes/Gardening.md']);
+    expect(idx.search('gardening', { tag: '#WORK' }).map((h) => h.path)).toEqual(['archive/Old.md']);
+    expect(idx.search('project', { tag: 'work' }).map((h) => h.path).sort()).toEqual(['projects/Other.md', 'projects/Plan.md']);
+    expect(idx.search('gardening', { tag: 'nope' })).toEqual([]);
+    expect(idx.search('gardening', { limit: 1 })).toHaveLength(1);
+    expect(idx.search('   ')).toEqual([]);
+  });
+
+  it('forgets removed notes and replaces edited ones', () => {
+    const idx = build();
+    idx.remove('notes/Gardening.md');
+    expect(idx.search('tomatoes')).toEqual([]);
+    addNote(idx, 'notes/Diary.md', 'Now about sailing.');
+    expect(idx.search('gardening').map((h) => h.path)).toEqual(['archive/Old.md']);
+    expect(idx.search('sailing').map((h) => h.path)).toEqual(['notes/Diary.md']);
+    expect(idx.search('sailing')[0]!.id).toBe(idx.noteByPath('notes/Diary.md')!.id);
+  });
+
+  it('body excludes frontmatter; ids and titles come from the index at query time', () => {
+    const idx = homeWith([['a.md', '---\nsecret: zebra\n---\nvisible\n']]);
+    expect(idx.search('zebra')).toEqual([]);
+    expect(idx.search('visible')[0]).toMatchObject({ path: 'a.md', title: 'a' });
+  });
+
+  it('background mode catches up by itself; searches never see stale state', async () => {
+    const idx = new HomeIndex({ mode: 'background', sliceMs: 1 });
+    for (let i = 0; i < 200; i++) addNote(idx, `n/${i}.md`, `note ${i} word${i % 7}`);
+    expect(idx.searchStatus().pending).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(idx.searchStatus()).toEqual({ pending: 0, loaded: true, lost: false });
+    expect(idx.pendingWork()).toEqual({ notes: 0, keys: 0, search: 0 });
+    addNote(idx, 'n/new.md', 'brandnew');
+    expect(idx.search('brandnew').map((h) => h.path)).toEqual(['n/new.md']);
+  });
+
+  it('the fast add builds exactly the index MiniSearch#add builds', () => {
+    const docs: SearchDoc[] = [];
+    for (let i = 0; i < 60; i++) {
+      const text = generateNote(7, i);
+      docs.push({ path: `p${i}.md`, title: `T${i} ${text.slice(0, 20)}`, body: text, tags: 'a b/c', aliases: i % 3 ? '' : 'Alias Ünïcode' });
+    }
+    const stock = new MiniSearch(MINISEARCH_OPTIONS);
+    const fast = new MiniSearch(MINISEARCH_OPTIONS);
+    const cache = new Map();
+    for (const d of docs) {
+      stock.add(d);
+      addDocument(fast, d, cache);
+    }
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(stock));
+    // Discards and re-adds (no cache once documents were discarded).
+    for (const i of [3, 10, 11]) {
+      stock.discard(docs[i]!.path);
+      fast.discard(docs[i]!.path);
+      stock.add({ ...docs[i]!, body: 'replaced body' });
+      addDocument(fast, { ...docs[i]!, body: 'replaced body' }, null);
+    }
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(stock));
+    expect(fast.search('replaced')).toEqual(stock.search('replaced'));
+    expect(() => addDocument(fast, docs[0]!, null)).toThrow(/duplicate/);
+  });
+});
+
+describe('tokenizer', () => {
+  it('splits wikilink aliases, block ids and highlights into words', () => {
+    const idx = homeWith([['a.md', 'See [[Target Note|shown label]] ==marked== ~~gone~~ para ^blockid\n| cell1 | cell2 |\n']]);
+    for (const q of ['label', 'target', 'marked', 'gone', 'blockid', 'cell2']) expect(idx.search(q).map((h) => h.path)).toEqual(['a.md']);
+  });
+});
