@@ -10,10 +10,18 @@ import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
 import { buildApp } from './surfaces/http/app.js';
 import { InstanceVaults } from './vault/vaults.js';
+import { ChangeJournals } from './changes/journal.js';
+import { JobRunner } from './jobs/runner.js';
+import path from 'node:path';
+import { registerWeb } from './web/pages.js';
 
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
   const store = await SidecarStore.open(paths.sidecar(config));
-  return { config, store, vaults: new InstanceVaults(config, store, log) };
+  const vaults = new InstanceVaults(config, store, log);
+  const changes = new ChangeJournals();
+  vaults.onVaultOpened((username, vault) => changes.attach(username, vault));
+  const jobs = await JobRunner.open(path.join(paths.state(config), 'jobs.json'));
+  return { config, store, vaults, changes, jobs };
 }
 
 /**
@@ -42,12 +50,13 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const log = input.log ?? ((line: string) => console.log(line));
   const services = await openServices(config, log);
   const setupToken = await issueSetupTokenIfEmpty(services);
-  const app = buildApp({ services, actions: registry });
+  const app = buildApp({ services, actions: registry, extend: (a) => registerWeb(a, services) });
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
+  config.listenUrl = url;
   if (setupToken) log(`first start: no users yet. One-time setup token: ${setupToken}`);
   log(`quire listening on ${url} (data ${config.dataDir})`);
   // Index every Home in the background; requests for a Home still indexing wait for it.
@@ -59,6 +68,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     setupToken,
     close: async () => {
       await app.close();
+      await services.jobs?.close();
       await indexing;
       await services.vaults.close();
     },

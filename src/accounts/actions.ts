@@ -4,7 +4,11 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { publicBaseUrl } from '../core/config.js';
+import * as cli from './cli-signin.js';
 import * as h from './handlers.js';
+import * as inv from './invites.js';
+import * as p from './passkeys.js';
 
 const AREA = '4.1 Account';
 
@@ -67,6 +71,7 @@ export const actions = [
     area: AREA,
     summary: 'Starts adding a passkey to the caller\'s account. Needs a recent confirmation.',
     input: {},
+    handler: p.addStart,
   }),
   defineAction({
     name: 'approval_page',
@@ -88,6 +93,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { query }) => cli.approvalPage(ctx, query.user_code),
   }),
   defineAction({
     name: 'approve',
@@ -103,6 +109,7 @@ export const actions = [
     area: AREA,
     summary: 'Approves a pending command-line sign-in request. Browser flow only.',
     input: {},
+    handler: (ctx, { query }) => cli.approve(ctx, query as Record<string, unknown>),
   }),
   defineAction({
     name: 'assert_finish',
@@ -121,6 +128,7 @@ export const actions = [
     input: {
       body: Type.Object({ credential: WebAuthnCredential, flow: Flow }, { additionalProperties: false }),
     },
+    handler: (ctx, { body }) => p.assertFinish(ctx, body),
   }),
   defineAction({
     name: 'assert_start',
@@ -136,6 +144,7 @@ export const actions = [
     area: AREA,
     summary: 'Starts a passkey check that confirms the caller recently; finish it with `assert_finish`.',
     input: {},
+    handler: p.assertStart,
   }),
   defineAction({
     name: 'auth_options',
@@ -151,6 +160,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists the sign-in options of the Instance. Browser flow only.',
     input: {},
+    handler: inv.authOptions,
   }),
   defineAction({
     name: 'cli_logout',
@@ -259,6 +269,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => inv.createInvite(ctx, body),
   }),
   defineAction({
     name: 'current_user',
@@ -320,6 +331,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => cli.exchange(ctx, body),
   }),
   defineAction({
     name: 'invite_start',
@@ -345,6 +357,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => p.inviteStart(ctx, body),
   }),
   defineAction({
     name: 'list_app_passwords',
@@ -376,6 +389,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists the invite links of the Instance. Admin only.',
     input: {},
+    handler: inv.listInvites,
   }),
   defineAction({
     name: 'list_passkeys',
@@ -391,6 +405,7 @@ export const actions = [
     area: AREA,
     summary: "Lists the caller's passkeys.",
     input: {},
+    handler: p.listPasskeys,
   }),
   defineAction({
     name: 'list_sessions',
@@ -451,6 +466,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => p.loginFinish(ctx, body),
   }),
   defineAction({
     name: 'login_start',
@@ -466,6 +482,7 @@ export const actions = [
     area: AREA,
     summary: 'Starts a passkey sign-in; finish it with `login_finish` and the same `flow`. Browser flow only.',
     input: {},
+    handler: p.loginStart,
   }),
   defineAction({
     name: 'oidc_browser_callback',
@@ -598,6 +615,7 @@ export const actions = [
     area: AREA,
     summary: "Returns the recovery key of the caller's account. Needs a recent confirmation.",
     input: {},
+    handler: p.recoveryKey,
   }),
   defineAction({
     name: 'recovery_start',
@@ -619,6 +637,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => p.recoveryStart(ctx, body),
   }),
   defineAction({
     name: 'reenrol_issue',
@@ -643,6 +662,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => p.reenrolIssue(ctx, body, publicBaseUrl(ctx.services.config)),
   }),
   defineAction({
     name: 'reenrol_start',
@@ -664,6 +684,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => p.reenrolStart(ctx, body.token),
   }),
   defineAction({
     name: 'register_finish',
@@ -685,6 +706,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => p.registerFinish(ctx, body),
   }),
   defineAction({
     name: 'remove_finish',
@@ -702,6 +724,7 @@ export const actions = [
     input: {
       body: Type.Object({ credential: WebAuthnCredential, flow: Flow }, { additionalProperties: false }),
     },
+    handler: (ctx, { body }) => p.removeFinish(ctx, body),
   }),
   defineAction({
     name: 'remove_start',
@@ -717,6 +740,7 @@ export const actions = [
     area: AREA,
     summary: 'Starts removing passkey `id`; finish with `remove_finish`.',
     input: { path: StringId },
+    handler: (ctx, { path }) => p.removeStart(ctx, path.id),
   }),
   defineAction({
     name: 'rename_passkey',
@@ -735,6 +759,7 @@ export const actions = [
       path: StringId,
       body: Type.Object({ name: Type.String({ description: 'New name' }) }, { additionalProperties: false }),
     },
+    handler: (ctx, { path, body }) => p.renamePasskey(ctx, path.id, body.name),
   }),
   defineAction({
     name: 'revoke_all',
@@ -788,6 +813,7 @@ export const actions = [
     area: AREA,
     summary: 'Revokes an invite link. Admin only; needs a recent confirmation.',
     input: { path: StringId },
+    handler: (ctx, { path }) => inv.revokeInvite(ctx, path.id),
   }),
   defineAction({
     name: 'revoke_session',
@@ -822,6 +848,7 @@ export const actions = [
     input: {
       body: Type.Boolean({ description: 'Whether the share dialog may invite new Users' }),
     },
+    handler: (ctx, { body }) => inv.setShareInvitesSetting(ctx, body),
   }),
   defineAction({
     name: 'set_signup',
@@ -842,6 +869,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => inv.setSignup(ctx, body.open_signup),
   }),
   defineAction({
     name: 'setup_start',
@@ -867,6 +895,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => p.setupStart(ctx, body),
   }),
   defineAction({
     name: 'share_invites_setting',
@@ -882,6 +911,7 @@ export const actions = [
     area: AREA,
     summary: 'Reads the share dialog policy for inviting new Users; returns no User data.',
     input: {},
+    handler: inv.shareInvitesSetting,
   }),
   defineAction({
     name: 'sign_out',
@@ -923,6 +953,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => cli.cliStart(ctx, body),
   }),
   defineAction({
     name: 'update_disabled',

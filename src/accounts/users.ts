@@ -38,7 +38,7 @@ export function checkRole(role: string): asserts role is Role {
   }
 }
 
-function checkUniqueUsername(data: SidecarData, username: string, exceptId?: string): void {
+export function checkUniqueUsername(data: SidecarData, username: string, exceptId?: string): void {
   const clash = data.users.find((u) => u.id !== exceptId && u.username.toLowerCase() === username.toLowerCase());
   if (clash) {
     throw new AppError('name_conflict_case', `username "${username}" is taken (as "${clash.username}"; usernames ignore case)`, {
@@ -55,7 +55,7 @@ export function findUser(data: SidecarData, id: string): UserRecord {
 
 export function createUser(
   data: SidecarData,
-  input: { username: string; displayName?: string; role: string; now: number },
+  input: { username: string; displayName?: string; role: string; now: number; id?: string; quotaOverrideBytes?: number | null },
 ): UserRecord {
   checkUsername(input.username);
   checkRole(input.role);
@@ -63,12 +63,12 @@ export function createUser(
   checkDisplayName(displayName);
   checkUniqueUsername(data, input.username);
   const user: UserRecord = {
-    id: newId(),
+    id: input.id ?? newId(),
     username: input.username,
     display_name: displayName,
     role: input.role,
     disabled: false,
-    quota_override_bytes: null,
+    quota_override_bytes: input.quotaOverrideBytes ?? null,
     created_at: input.now,
   };
   data.users.push(user);

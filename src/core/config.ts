@@ -18,6 +18,40 @@ export interface Config {
   recentConfirmationSeconds: number;
   /** Lifetime of sessions by kind (seconds). */
   sessionTtlSeconds: { web: number; installation: number };
+  /**
+   * The address people use to reach the server (QUIRE_PUBLIC_URL), e.g.
+   * `https://notes.example.org`; null means the address the server listens on.
+   * Links the server hands out (command-line approval, invites, setup profiles,
+   * OpenID Connect redirect URIs) start with it.
+   */
+  publicBaseUrl: string | null;
+  /** WebAuthn relying-party ID (QUIRE_RP_ID); null derives it from the origin's host name. */
+  rpId: string | null;
+  /** WebAuthn origin (QUIRE_ORIGIN), e.g. `https://notes.example.org`; null derives it from the public URL. */
+  origin: string | null;
+  /** OpenID Connect providers (QUIRE_OIDC_PROVIDERS, a JSON array). */
+  oidcProviders: OidcProviderConfig[];
+  /** Sign-in requests allowed per IP per minute on each sign-in route (QUIRE_AUTH_RATE_LIMIT). */
+  authRateLimitPerMinute: number;
+  /** Failed bearer tokens allowed per IP per minute before 429 (QUIRE_BEARER_FAILURE_LIMIT). */
+  bearerFailureLimitPerMinute: number;
+  /** Set by the server once it listens: `http://host:port`. */
+  listenUrl?: string;
+}
+
+export interface OidcProviderConfig {
+  /** The `{provider}` route segment, e.g. `google`. */
+  key: string;
+  /** Shown on the sign-in page. */
+  name: string;
+  /** Issuer URL; its `/.well-known/openid-configuration` is discovered. */
+  issuer: string;
+  client_id: string;
+  client_secret?: string;
+  /** Extra scopes besides `openid email profile`. */
+  scopes?: string[];
+  /** Allow an `http://` issuer (loopback test providers only). */
+  allow_insecure_http?: boolean;
 }
 
 export interface ConfigInput {
@@ -26,7 +60,33 @@ export interface ConfigInput {
   port?: number | string;
   instanceName?: string;
   recentConfirmationSeconds?: number | string;
+  publicBaseUrl?: string;
+  rpId?: string;
+  origin?: string;
+  oidcProviders?: OidcProviderConfig[];
 }
+
+function parseProviders(text: string | undefined): OidcProviderConfig[] {
+  if (text === undefined || text.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`QUIRE_OIDC_PROVIDERS is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(value)) throw new Error('QUIRE_OIDC_PROVIDERS must be a JSON array of providers');
+  return value.map((p: Record<string, unknown>, i) => {
+    for (const k of ['key', 'issuer', 'client_id']) {
+      if (typeof p[k] !== 'string' || p[k] === '') throw new Error(`QUIRE_OIDC_PROVIDERS[${i}].${k} must be a non-empty string`);
+    }
+    if (!/^[a-z0-9_-]{1,40}$/.test(p.key as string)) {
+      throw new Error(`QUIRE_OIDC_PROVIDERS[${i}].key must be lower-case letters, digits, "_" or "-"`);
+    }
+    return { name: p.key, ...p } as OidcProviderConfig;
+  });
+}
+
+const trimSlash = (s: string | undefined) => (s === undefined || s === '' ? null : s.replace(/\/+$/, ''));
 
 function intOr(value: string | number | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -49,7 +109,34 @@ export function loadConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       'recent confirmation window',
     ),
     sessionTtlSeconds: { web: 30 * 24 * 3600, installation: 365 * 24 * 3600 },
+    publicBaseUrl: trimSlash(input.publicBaseUrl ?? env.QUIRE_PUBLIC_URL),
+    rpId: input.rpId ?? (env.QUIRE_RP_ID || null),
+    origin: trimSlash(input.origin ?? env.QUIRE_ORIGIN),
+    oidcProviders: input.oidcProviders ?? parseProviders(env.QUIRE_OIDC_PROVIDERS),
+    authRateLimitPerMinute: intOr(env.QUIRE_AUTH_RATE_LIMIT, 60, 'QUIRE_AUTH_RATE_LIMIT'),
+    bearerFailureLimitPerMinute: intOr(env.QUIRE_BEARER_FAILURE_LIMIT, 30, 'QUIRE_BEARER_FAILURE_LIMIT'),
   };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', '::1', '0.0.0.0', '[::]']);
+
+/**
+ * The base URL links start with: QUIRE_PUBLIC_URL, else the address the
+ * server listens on, with a loopback IP shown as `localhost` (browsers refuse
+ * an IP address as a WebAuthn relying-party ID, and treat localhost as secure).
+ */
+export function publicBaseUrl(c: Config): string {
+  if (c.publicBaseUrl) return c.publicBaseUrl;
+  const listen = c.listenUrl ?? `http://${c.host}:${c.port}`;
+  const u = new URL(listen);
+  if (LOOPBACK.has(u.hostname)) u.hostname = 'localhost';
+  return u.toString().replace(/\/+$/, '');
+}
+
+/** The WebAuthn relying party: QUIRE_RP_ID and QUIRE_ORIGIN, else derived from the public URL. */
+export function relyingParty(c: Config): { id: string; origin: string; name: string } {
+  const origin = c.origin ?? new URL(publicBaseUrl(c)).origin;
+  return { id: c.rpId ?? new URL(origin).hostname, origin, name: c.instanceName };
 }
 
 export const paths = {

@@ -52,12 +52,153 @@ export interface AppPasswordRecord {
   last_used_at: number | null;
 }
 
-export interface SidecarData {
+/** A WebAuthn credential registered to a user. `id` is the credential ID (base64url). */
+export interface PasskeyRecord {
+  id: string;
+  user_id: string;
+  name: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  transports: string[];
+  device_type: string;
+  backed_up: boolean;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/**
+ * A sign-in ceremony in progress (passkey registration, login, check or
+ * removal; OpenID Connect authorisation). Single use: the record is deleted
+ * when the flow finishes or fails verification, and ignored once expired.
+ */
+export interface AuthFlowRecord {
+  id: string;
+  kind: 'register' | 'login' | 'assert' | 'remove' | 'add' | 'oidc';
+  /** WebAuthn challenge (base64url) or, for OpenID Connect, the state. */
+  challenge: string;
+  created_at: number;
+  expires_at: number;
+  /** The user this flow acts for; null for a new user or a discoverable login. */
+  user_id: string | null;
+  /** The session that started it (assert, remove, add, OIDC link and re-authentication). */
+  session_id: string | null;
+  /** Extra data per kind (pending user, invite id, passkey id, OIDC verifier and nonce...). */
+  data: Record<string, unknown>;
+}
+
+export interface InviteRecord {
+  id: string;
+  token_hash: string;
+  role: Role;
+  quota_override_bytes: number | null;
+  ttl_secs: number;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  used_by: string | null;
+  revoked_at: number | null;
+}
+
+export interface ReenrolLinkRecord {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface RecoveryKeyRecord {
+  user_id: string;
+  key_hash: string;
+  created_at: number;
+}
+
+/** A command-line sign-in request (device grant with PKCE). */
+export interface CliRequestRecord {
+  id: string;
+  device_code_hash: string;
+  user_code: string;
+  /** base64url(SHA-256(verifier)). */
+  challenge: string;
+  installation_name: string;
+  redirect_uri: string | null;
+  created_at: number;
+  expires_at: number;
+  interval_secs: number;
+  last_poll_at: number | null;
+  approved_by: string | null;
+  approved_at: number | null;
+  denied: boolean;
+  issued_at: number | null;
+}
+
+export interface OidcLinkRecord {
+  user_id: string;
+  provider: string;
+  subject: string;
+  email: string | null;
+  created_at: number;
+}
+
+/** A one-time setup-profile download: the profile is encrypted with a key derived from the token. */
+export interface ProfileLinkRecord {
+  id: string;
+  user_id: string;
+  app_password_id: string;
+  token_hash: string;
+  format: string;
+  /** AES-256-GCM: base64 of iv, tag and ciphertext; the key is HKDF(token). */
+  iv: string;
+  tag: string;
+  ciphertext: string;
+  created_at: number;
+  expires_at: number;
+  downloaded_at: number | null;
+}
+
+/** Records added by the sign-in work; files written before them load with empty arrays. */
+export interface AuthTables {
+  passkeys: PasskeyRecord[];
+  auth_flows: AuthFlowRecord[];
+  invites: InviteRecord[];
+  reenrol_links: ReenrolLinkRecord[];
+  recovery_keys: RecoveryKeyRecord[];
+  cli_requests: CliRequestRecord[];
+  oidc_links: OidcLinkRecord[];
+  profile_links: ProfileLinkRecord[];
+}
+
+export const AUTH_TABLES: ReadonlyArray<keyof AuthTables> = [
+  'passkeys',
+  'auth_flows',
+  'invites',
+  'reenrol_links',
+  'recovery_keys',
+  'cli_requests',
+  'oidc_links',
+  'profile_links',
+];
+
+export interface SidecarData extends Partial<AuthTables> {
   schema: 1;
   instance: InstanceRecord;
   users: UserRecord[];
   sessions: SessionRecord[];
   app_passwords: AppPasswordRecord[];
+}
+
+/**
+ * The sign-in tables of `data`, each present (missing ones, from a file
+ * written before they existed, are added empty in place).
+ */
+export function authTables(data: SidecarData | Readonly<SidecarData>): AuthTables {
+  const d = data as SidecarData;
+  for (const k of AUTH_TABLES) if (!Array.isArray(d[k])) (d as unknown as Record<string, unknown[]>)[k] = [];
+  return d as SidecarData & AuthTables;
 }
 
 export function emptySidecar(now: number): SidecarData {
@@ -74,5 +215,13 @@ export function emptySidecar(now: number): SidecarData {
     users: [],
     sessions: [],
     app_passwords: [],
+    passkeys: [],
+    auth_flows: [],
+    invites: [],
+    reenrol_links: [],
+    recovery_keys: [],
+    cli_requests: [],
+    oidc_links: [],
+    profile_links: [],
   };
 }

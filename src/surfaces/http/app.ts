@@ -11,12 +11,15 @@ import { bearerToken } from '../../accounts/credentials.js';
 import { AppError, toAppError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
 import { toFastifyRoute } from './routes.js';
+import { installSse, pipeSse, SseStream } from './sse.js';
 
 export interface AppOptions {
   services: Services;
   actions: ReadonlyArray<ActionDef<any>>;
   /** Where unexpected errors are reported (the server log); never the response. */
   logError?: (err: unknown, context: string) => void;
+  /** Adds non-API routes and hooks (browser pages, rate limits) before the action routes. */
+  extend?: (app: FastifyInstance) => void;
 }
 
 function sendError(res: FastifyReply, err: AppError): FastifyReply {
@@ -51,6 +54,7 @@ function fromFastifyError(err: FastifyError): AppError {
 }
 
 function sendOutcome(res: FastifyReply, out: ActionOutcome): FastifyReply {
+  if (out.body instanceof SseStream) return pipeSse(res, out.body, out.status);
   res.code(out.status);
   res.headers(out.headers);
   if (out.etag !== undefined) res.header('etag', `"${out.etag}"`);
@@ -64,6 +68,7 @@ function sendOutcome(res: FastifyReply, out: ActionOutcome): FastifyReply {
 export function buildApp(opts: AppOptions): FastifyInstance {
   const logError = opts.logError ?? ((err, where) => console.error(`[quire] internal error in ${where}:`, err));
   const app = Fastify({ logger: false, bodyLimit: 32 * 1024 * 1024, exposeHeadRoutes: true });
+  installSse(app);
 
   app.setNotFoundHandler((req, res) =>
     sendError(res, new AppError('not_found', `No route ${req.method} ${req.url.split('?')[0]}`)),
@@ -74,6 +79,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     return sendError(res, appErr);
   });
 
+  opts.extend?.(app);
   for (const action of opts.actions) {
     const { url, wildcard } = toFastifyRoute(action.route);
     app.route({
