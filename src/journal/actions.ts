@@ -1,10 +1,16 @@
 /**
  * Notes area of the spec (document 2), "Daily notes and log entries" (13 actions, scope data).
  * Log entries are blocks of a Daily note, identified by stable block IDs.
- * Declarations only; handlers are attached when the area is built.
+ * Handlers are small lambdas over ./journal.ts; the Markdown form is in ./log-format.ts
+ * and docs/vault-format.md, the shapes in docs/journal.md.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { reply } from '../actions/reply.js';
+import { openScope } from '../notes/access.js';
+import * as j from './journal.js';
+import { checkDate } from './dates.js';
+import { errors } from '../core/errors.js';
 
 const AREA = 'Daily notes and log entries';
 
@@ -42,8 +48,14 @@ export const actions = [
     responseEncoding: 'json',
     recentConfirmation: false,
     area: AREA,
-    summary: "Gets or creates the caller's Daily note for a date, in the time zone of header `X-Svc-Timezone`.",
+    summary:
+      "Reads the caller's Daily note and its log for a date (default today in the zone of header `X-Svc-Timezone`); an absent day reads as empty and is not created (ensure_daily creates it).",
     input: { query: DailyQuery, headers: TimezoneHeaders },
+    handler: async (ctx, { query, headers }) => {
+      const { date } = j.dayFor(ctx.now(), query, headers);
+      const r = await j.getDay(await openScope(ctx), date);
+      return reply(r.record, r.etag ? { etag: r.etag } : {});
+    },
   }),
   defineAction({
     name: 'ensure_daily',
@@ -60,6 +72,11 @@ export const actions = [
     summary:
       'Ensures the Daily note for a date exists, under the shared writer lock; the explicit write behind Home creation and adjacent-day navigation.',
     input: { query: DailyQuery, headers: TimezoneHeaders },
+    handler: async (ctx, { query, headers }) => {
+      const { date, zone } = j.dayFor(ctx.now(), query, headers);
+      const r = await j.ensureDay(await openScope(ctx), date, zone);
+      return reply(r.record, { status: r.created ? 201 : 200, ...(r.etag ? { etag: r.etag } : {}) });
+    },
   }),
   defineAction({
     name: 'notes_journal_create_log',
@@ -98,6 +115,11 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => {
+      const scope = await openScope(ctx);
+      const [r] = await j.createEntries(scope, [await j.prepareCreate(scope, body as Record<string, unknown>)]);
+      return reply({ ...r!.record, replayed: r!.replayed }, { status: r!.replayed ? 200 : 201, etag: r!.record.etag! });
+    },
   }),
   defineAction({
     name: 'notes_journal_create_log_batch',
@@ -122,6 +144,15 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => {
+      const scope = await openScope(ctx);
+      if (body.entries.length === 0) throw errors.badRequest('entries must not be empty', { field: 'body.entries' });
+      if (body.entries.length > 500) throw errors.badRequest('entries holds at most 500 entries', { field: 'body.entries' });
+      const specs = [];
+      for (let i = 0; i < body.entries.length; i++) specs.push(await j.prepareCreate(scope, body.entries[i]!, `body.entries[${i}]`));
+      const out = await j.createEntries(scope, specs);
+      return reply({ items: out.map((r) => ({ ...r.record, replayed: r.replayed })), next_cursor: null }, { status: 201 });
+    },
   }),
   defineAction({
     name: 'notes_journal_day',
@@ -142,6 +173,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path }) => {
+      const r = await j.getDay(await openScope(ctx), checkDate(path.date, 'path.date'));
+      return reply(r.record, r.etag ? { etag: r.etag } : {});
+    },
   }),
   defineAction({
     name: 'notes_journal_delete_entry',
@@ -157,6 +192,10 @@ export const actions = [
     area: AREA,
     summary: "Deletes a log entry; needs header `If-Match` with the Daily note's current ETag.",
     input: { path: BlockIdPath, headers: IfMatchHeaders },
+    handler: async (ctx, { path, headers }) => {
+      const r = await j.deleteEntry(await openScope(ctx), path.block_id, headers['if-match']);
+      return reply(r, { etag: r.etag });
+    },
   }),
   defineAction({
     name: 'notes_journal_entry_attachments',
@@ -177,6 +216,10 @@ export const actions = [
         { attachments: Attachments('Files to link below the entry, in order') },
         { additionalProperties: false },
       ),
+    },
+    handler: async (ctx, { path, body }) => {
+      const r = await j.addAttachments(await openScope(ctx), path.block_id, body.attachments);
+      return reply(r.record, { etag: r.etag });
     },
   }),
   defineAction({
@@ -205,6 +248,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, body }) => {
+      const r = await j.entryNote(await openScope(ctx), path.block_id, body.body, body.client_id ?? null);
+      return reply(r.record, { status: r.created ? 201 : 200, etag: r.etag });
+    },
   }),
   defineAction({
     name: 'notes_journal_fix_line',
@@ -230,6 +277,10 @@ export const actions = [
       ),
       headers: IfMatchHeaders,
     },
+    handler: async (ctx, { path, headers }) => {
+      const r = await j.fixLine(await openScope(ctx), path.date, path.hash, headers['if-match']);
+      return reply(r.record, { etag: r.etag });
+    },
   }),
   defineAction({
     name: 'notes_journal_get_entry',
@@ -245,6 +296,10 @@ export const actions = [
     area: AREA,
     summary: 'Reads one log entry by its stable block ID.',
     input: { path: BlockIdPath },
+    handler: async (ctx, { path }) => {
+      const r = await j.getEntry(await openScope(ctx), path.block_id);
+      return reply(r.record, { etag: r.etag });
+    },
   }),
   defineAction({
     name: 'notes_journal_patch_entry',
@@ -275,6 +330,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, headers, body }) => {
+      const r = await j.patchEntry(await openScope(ctx), path.block_id, headers['if-match'], body);
+      return reply(r.record, { etag: r.etag });
+    },
   }),
   defineAction({
     name: 'notes_journal_remove_attachment',
@@ -295,6 +354,10 @@ export const actions = [
         { target: Type.String({ description: 'Link target of the attachment to remove' }) },
         { additionalProperties: false },
       ),
+    },
+    handler: async (ctx, { path, body }) => {
+      const r = await j.removeAttachment(await openScope(ctx), path.block_id, body.target);
+      return reply(r.record, { etag: r.etag });
     },
   }),
   defineAction({
@@ -317,6 +380,10 @@ export const actions = [
         { attachments: Attachments('Attachment links to restore, as returned for the undo') },
         { additionalProperties: false },
       ),
+    },
+    handler: async (ctx, { path, body }) => {
+      const r = await j.restoreAttachments(await openScope(ctx), path.block_id, body.attachments);
+      return reply(r.record, { etag: r.etag });
     },
   }),
 ];
