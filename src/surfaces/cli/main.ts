@@ -11,6 +11,7 @@ import { openServices, startServer } from '../../server.js';
 import { serveMcpStdio } from '../mcp/server.js';
 import { addUser, issueAdminToken } from './admin.js';
 import { runDemo } from './demo.js';
+import { login, logout } from './login.js';
 import { listActions, resolveTransport, runAction, UsageError, type RunOptions } from './run-action.js';
 
 const io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') };
@@ -87,6 +88,22 @@ function buildProgram(): Command {
   ).action(async (name: string, o: RunOptions) => {
     process.exitCode = await runAction(name, o, io);
   });
+
+  program
+    .command('login')
+    .description('Sign in through the browser: prints a URL and a code to approve there, waits, and stores the credential')
+    .option('--server <url>', 'server URL (env QUIRE_SERVER)')
+    .option('--name <name>', 'installation name shown on the approval page (default: quire on <hostname>)')
+    .action(async (o: { server?: string; name?: string }) => {
+      process.exitCode = await login(o, io);
+    });
+  program
+    .command('logout')
+    .description('End the stored command-line session and forget it')
+    .option('--server <url>', 'server URL (env QUIRE_SERVER; default: the last one signed in to)')
+    .action(async (o: { server?: string }) => {
+      process.exitCode = await logout(o, io);
+    });
 
   program
     .command('actions')

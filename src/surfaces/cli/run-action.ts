@@ -6,6 +6,7 @@ import type { RawInput } from '../../actions/validate.js';
 import { toAppError, type AppError } from '../../core/errors.js';
 import { LocalTransport, terminalProgress } from '../client/local.js';
 import { HttpTransport, outcomeAsJson, type Transport } from '../client/transport.js';
+import { loadCredential } from './stored-credentials.js';
 
 export class UsageError extends Error {}
 
@@ -45,9 +46,12 @@ export async function resolveTransport(
     if (opts.server) throw new UsageError('Use either --vault or --server, not both');
     return LocalTransport.open(opts.vault, { watch: local.watch, onProgress: terminalProgress() });
   }
-  const server = opts.server ?? env.QUIRE_SERVER;
-  if (!server) throw new UsageError('No server: pass --server URL or set QUIRE_SERVER');
-  return new HttpTransport(server, opts.token ?? env.QUIRE_TOKEN ?? null);
+  // Without --token or QUIRE_TOKEN, fall back to the credential `quire login` stored.
+  const explicitToken = opts.token || env.QUIRE_TOKEN || null;
+  const stored = explicitToken ? null : loadCredential(opts.server || env.QUIRE_SERVER || undefined, env);
+  const server = opts.server || env.QUIRE_SERVER || stored?.server;
+  if (!server) throw new UsageError('No server: pass --server URL, set QUIRE_SERVER, or run quire login');
+  return new HttpTransport(server, explicitToken ?? stored?.token ?? null);
 }
 
 export function lookupAction(name: string): ActionDef<any> {
