@@ -18,6 +18,7 @@ import {
 } from './links.js';
 import { SearchIndex, type SearchDoc, type SearchStatus } from './search.js';
 import { checkSnapshot, INDEX_SNAPSHOT_FORMAT, INDEX_SNAPSHOT_VERSION, type IndexSnapshot } from './snapshot.js';
+import { detachStrings } from './detach.js';
 import { TagIndex } from './tags.js';
 import type {
   Backlink,
@@ -313,6 +314,7 @@ export class HomeIndex {
   }
 
   private putNote(path: string, facts: NoteFacts, stat: FileStat): void {
+    detachStrings(facts);
     if (this.filesByPath.has(path)) this.remove(path);
     let rec = this.notesByPath.get(path);
     const isNew = rec === undefined;

@@ -38,6 +38,13 @@ export const MINISEARCH_OPTIONS: Options<SearchDoc> = {
   fields: [...SEARCH_FIELDS],
   storeFields: [],
   tokenize: (text) => text.split(TOKEN_SEPARATORS),
+  // Lowercase like MiniSearch's default; long tokens are copied because a
+  // token of 13+ characters is a V8 slice that would keep the whole note
+  // text alive from inside the index (see detach.ts).
+  processTerm: (term) => {
+    const t = term.toLowerCase();
+    return t.length < 13 ? t : (' ' + t).slice(1);
+  },
 };
 
 const QUERY_DEFAULTS = {
