@@ -9,6 +9,7 @@ import { reply } from '../actions/reply.js';
 import { parseComposer } from '../composer/composer.js';
 import { openScope } from './access.js';
 import { extensionActions } from './extension-actions.js';
+import { createFromTemplate, listTemplates, setDefaultTemplate } from '../templates/templates.js';
 import * as n from './notes.js';
 
 const AREA = 'Notes, links and canvas';
@@ -387,6 +388,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => {
+      const note = await createFromTemplate(await openScope(ctx), body);
+      return reply(note, { status: 201, etag: note.etag });
+    },
   }),
   defineAction({
     name: 'notes_templates_default_set',
@@ -410,6 +415,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => setDefaultTemplate(await openScope(ctx), body),
   }),
   defineAction({
     name: 'notes_templates_list',
@@ -425,6 +431,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists the Note templates.',
     input: {},
+    handler: async (ctx) => listTemplates(await openScope(ctx)),
   }),
   ...extensionActions,
 ];

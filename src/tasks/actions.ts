@@ -1,10 +1,18 @@
 /**
  * Notes area of the spec (document 2), "Tasks and task views" (9 actions, scope data).
  * Task views live in `.base` files under Views with a stable ID in their YAML.
- * Declarations only; handlers are attached when the area is built.
+ * Handlers call the sibling modules: tasks.ts (tasks and line edits),
+ * attach.ts (File Tasks and log entries), views.ts (`.base` views). The
+ * extension actions at the end are documented in docs/tasks.md.
  */
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { reply } from '../actions/reply.js';
+import { openScope } from '../notes/access.js';
+import { formatEtag } from '../vault/etag.js';
+import { attachTask, detachTask } from './attach.js';
+import { createTask, editTask, listTasks, setTaskStatus, taskById, tasksByDay } from './tasks.js';
+import { createView, findView, listViews, updateView, viewRows } from './views.js';
 
 const AREA = 'Tasks and task views';
 
@@ -46,6 +54,7 @@ export const actions = [
     area: AREA,
     summary: 'Attaches a File Task to its latest eligible log entry.',
     input: { body: TaskIdBody },
+    handler: async (ctx, { body }) => attachTask(await openScope(ctx), body.task_id),
   }),
   defineAction({
     name: 'by_day',
@@ -71,6 +80,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => tasksByDay(await openScope(ctx), query),
   }),
   defineAction({
     name: 'detach',
@@ -86,6 +96,7 @@ export const actions = [
     area: AREA,
     summary: 'Detaches a File Task from the log entry it is attached to.',
     input: { body: TaskIdBody },
+    handler: async (ctx, { body }) => detachTask(await openScope(ctx), body.task_id),
   }),
   defineAction({
     name: 'notes_task_by_id',
@@ -103,6 +114,7 @@ export const actions = [
     input: {
       query: Type.Object({ task_id: Type.String() }, { additionalProperties: false }),
     },
+    handler: async (ctx, { query }) => taskById(await openScope(ctx), query.task_id),
   }),
   defineAction({
     name: 'notes_task_views_create',
@@ -119,6 +131,10 @@ export const actions = [
     summary:
       'Creates a task view in its own readable `.base` file under Views; the route assigns or checks its stable ID.',
     input: { body: Type.Object({ view: View }, { additionalProperties: false }) },
+    handler: async (ctx, { body }) => {
+      const v = await createView(await openScope(ctx), body.view);
+      return reply(v, { status: 201, etag: v.etag });
+    },
   }),
   defineAction({
     name: 'notes_task_views_get',
@@ -134,6 +150,10 @@ export const actions = [
     area: AREA,
     summary: 'Reads a task view by its stable YAML ID, which keeps working after the file is renamed.',
     input: { path: ViewIdPath },
+    handler: async (ctx, { path }) => {
+      const v = await findView(await openScope(ctx), path.id);
+      return reply(v, { etag: v.etag });
+    },
   }),
   defineAction({
     name: 'notes_task_views_list',
@@ -149,6 +169,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists one bounded page of the visible `.base` task view files. Pass `next_cursor` unchanged.',
     input: { query: PageQuery },
+    handler: async (ctx, { query }) => listViews(await openScope(ctx), query),
   }),
   defineAction({
     name: 'notes_task_views_update',
@@ -172,6 +193,10 @@ export const actions = [
       ),
       body: Type.Object({ view: View }, { additionalProperties: false }),
     },
+    handler: async (ctx, { path, headers, body }) => {
+      const v = await updateView(await openScope(ctx), path.id, headers['if-match'], body.view);
+      return reply(v, { etag: v.etag });
+    },
   }),
   defineAction({
     name: 'notes_tasks_list',
@@ -187,5 +212,140 @@ export const actions = [
     area: AREA,
     summary: "Lists the Tasks in the caller's Home one page at a time. Pass `next_cursor` unchanged; reduce `limit` after an overflow.",
     input: { query: PageQuery },
+    handler: async (ctx, { query }) => listTasks(await openScope(ctx), query),
   }),
+  ...extensionActions(),
 ];
+
+/** Actions beyond the spec's table (`extension: true`), documented in docs/tasks.md. */
+function extensionActions() {
+  const base = {
+    surfaces: ['cli', 'mcp', 'webmcp'] as ('cli' | 'mcp' | 'webmcp')[],
+    scopes: ['data'] as 'data'[],
+    recentConfirmation: false,
+    area: AREA,
+    extension: true,
+  };
+  const OptionalIfMatch = Type.Object(
+    {
+      'if-match': Type.Optional(
+        Type.String({ description: "The note's ETag; when given, the change happens only at that revision (412 otherwise)" }),
+      ),
+    },
+    { additionalProperties: true },
+  );
+  const Target = {
+    task_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of the task (its block id, or a File Task note id)' })),
+    path: Type.Optional(Type.String({ minLength: 1, description: 'With `line`: a task found by position; it gets a block id' })),
+    line: Type.Optional(Type.Integer({ minimum: 1, description: 'Line of the task in `path` (1-based)' })),
+  };
+  const Due = Type.Optional(
+    Type.Union([Type.String({ description: 'Due date YYYY-MM-DD' }), Type.Null()], { description: 'Due date YYYY-MM-DD; null removes it' }),
+  );
+  return [
+    defineAction({
+      ...base,
+      name: 'notes_task_create',
+      method: 'POST',
+      route: '/api/v1/notes/tasks',
+      tool: 'svc_api_notes_task_create',
+      effect: 'destructive',
+      requestEncoding: 'json',
+      responseEncoding: 'json',
+      summary:
+        'Adds a task line `- [ ] text 📅 due ^id` to a note: at the end, at the end of a heading\'s section, or after a given line. Only that line is added.',
+      input: {
+        headers: OptionalIfMatch,
+        body: Type.Object(
+          {
+            note_id: Type.Optional(Type.String({ minLength: 1, description: 'ID of the note (or give `path`)' })),
+            path: Type.Optional(Type.String({ minLength: 1, description: 'Home-relative path of the note (or give `note_id`)' })),
+            text: Type.String({ minLength: 1, description: 'Text of the task, one line' }),
+            due: Due,
+            heading: Type.Optional(Type.String({ description: 'Add the task at the end of this heading\'s section' })),
+            after_line: Type.Optional(Type.Integer({ minimum: 0, description: 'Add the task after this line (0: at the top)' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      handler: async (ctx, { headers, body }) => {
+        const t = await createTask(await openScope(ctx), body, headers['if-match']);
+        return reply(t, { status: 201, etag: t.etag });
+      },
+    }),
+    defineAction({
+      ...base,
+      name: 'notes_task_status_set',
+      method: 'POST',
+      route: '/api/v1/notes/tasks/status',
+      tool: 'svc_api_notes_task_status_set',
+      effect: 'destructive',
+      requestEncoding: 'json',
+      responseEncoding: 'json',
+      summary:
+        'Sets the status character of a task (`x` done, `/` in progress, `-` cancelled, space open); done adds `✅ date`, undone removes it. Rewrites only that line.',
+      input: {
+        headers: OptionalIfMatch,
+        body: Type.Object(
+          {
+            ...Target,
+            status: Type.String({ minLength: 1, maxLength: 2, description: 'One character: " ", "x", "/", "-", ...' }),
+            timezone: Type.Optional(Type.String({ description: 'Time zone of the `✅` date (server time when omitted)' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      handler: async (ctx, { headers, body }) => {
+        const t = await setTaskStatus(await openScope(ctx), body, headers['if-match']);
+        return reply(t, { etag: t.etag });
+      },
+    }),
+    defineAction({
+      ...base,
+      name: 'notes_task_update',
+      method: 'PATCH',
+      route: '/api/v1/notes/tasks/by-id',
+      tool: 'svc_api_notes_task_update',
+      effect: 'destructive',
+      requestEncoding: 'json',
+      responseEncoding: 'json',
+      summary: "Changes a task's text and/or due date, keeping its status, other markers and block id. Rewrites only that line.",
+      input: {
+        headers: OptionalIfMatch,
+        body: Type.Object(
+          { ...Target, text: Type.Optional(Type.String({ minLength: 1, description: 'New text, one line' })), due: Due },
+          { additionalProperties: false },
+        ),
+      },
+      handler: async (ctx, { headers, body }) => {
+        const t = await editTask(await openScope(ctx), body, headers['if-match']);
+        return reply(t, { etag: t.etag });
+      },
+    }),
+    defineAction({
+      ...base,
+      name: 'notes_task_view_rows',
+      method: 'GET',
+      route: '/api/v1/notes/tasks/views/{id}/rows',
+      tool: 'svc_api_notes_task_view_rows',
+      effect: 'read',
+      requestEncoding: 'none',
+      responseEncoding: 'json',
+      summary:
+        "Evaluates a task view over the Home's tasks: the base's and the view's filters, sort, limit and groupBy. One page of rows.",
+      input: {
+        path: ViewIdPath,
+        query: Type.Object(
+          {
+            view: Type.Optional(Type.String({ description: 'Name of the view in the file (default: the first)' })),
+            cursor: Type.Optional(Type.Integer({ description: 'The `next_cursor` of the previous page, unchanged' })),
+            limit: Type.Optional(Type.Integer({ description: 'Rows per page, 1 to 1000 (default 200)' })),
+            tz: Type.Optional(Type.String({ description: 'Time zone of `today()` and `now()` (server time when omitted)' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      handler: async (ctx, { path, query }) => viewRows(await openScope(ctx), path.id, query),
+    }),
+  ];
+}
