@@ -62,18 +62,20 @@ export class ClientIds {
     return this.data.records[this.key(kind, clientId)];
   }
 
+  private byBlock: Map<string, string> | null = null;
+
   /** The client_id that created a block, if any. */
   clientIdOf(blockId: string): string | null {
-    for (const [k, r] of Object.entries(this.data.records)) if (r.kind === 'log' && r.block_id === blockId) return k.slice(4);
-    return null;
+    if (!this.byBlock) {
+      this.byBlock = new Map();
+      for (const [k, r] of Object.entries(this.data.records)) if (r.kind === 'log') this.byBlock.set(r.block_id, k.slice(4));
+    }
+    return this.byBlock.get(blockId) ?? null;
   }
 
   set(kind: ClientRecord['kind'], clientId: string, rec: Omit<ClientRecord, 'kind'>): void {
     this.data.records[this.key(kind, clientId)] = { kind, ...rec };
-  }
-
-  delete(kind: ClientRecord['kind'], clientId: string): void {
-    delete this.data.records[this.key(kind, clientId)];
+    this.byBlock = null;
   }
 
   /** Writes the record file (atomic; checked against the version loaded). */

@@ -438,8 +438,8 @@ export async function createEntries(scope: Scope, specs: CreateSpec[]): Promise<
         if (p.replay) continue;
         let cur = byDate.get(p.spec.date);
         if (!cur) {
+          checkWritable(scope, dailyPath(p.spec.date));
           const df = await loadDay(scope, p.spec.date);
-          checkWritable(scope, df.path);
           cur = { df, text: df.exists ? df.text : newDayText(p.spec.zone) };
           byDate.set(p.spec.date, cur);
         }
@@ -696,8 +696,10 @@ export async function fixLine(scope: Scope, date: string, hash: string, ifMatch:
     checkIfMatch(df, ifMatch);
     const u = df.day.unparsed.find((x) => x.hash === hash);
     if (!u) throw errors.notFound(`No unparsed log line with hash ${hash} in ${date}`, { date, hash });
-    let content = u.text.trim().replace(/^([-*+]|\d{1,9}[.)])\s+/, '');
-    content = content.replace(/\s+\^[A-Za-z0-9-]+$/, '').trim();
+    // Quote and list markers are structure, not text.
+    let content = u.text.trim().replace(/^(?:>\s*)+/, '').replace(/^([-*+]|\d{1,9}[.)])\s+/, '');
+    const kept = /(?:^|\s)\^([A-Za-z0-9-]+)$/.exec(content);
+    content = content.replace(/(^|\s+)\^[A-Za-z0-9-]+$/, '').trim();
     let start: string | null = null;
     let end: string | null = null;
     let text = content;
@@ -707,7 +709,8 @@ export async function fixLine(scope: Scope, date: string, hash: string, ifMatch:
       end = r.end;
       if (start !== null) text = withoutSpans(content, r.spans, new Set(['time', 'duration']));
     }
-    const id = newBlockId(scope, new Set());
+    // A block id already written on the line is kept (links to it keep working).
+    const id = kept && !df.day.entries.some((e) => e.blockId === kept[1]) ? kept[1]! : newBlockId(scope, new Set());
     const line = '- ' + renderEntryContent({ time: formatTime(start, end), tz: null, title: null, text: escapeText(text), anchor: id });
     const next = applySplices(df.day, [{ at: u.line, remove: 1, insert: [line] }]);
     const check = parseDay(next, date, df.path);

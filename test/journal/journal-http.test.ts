@@ -205,6 +205,19 @@ describe('notes_journal_create_log', () => {
     expect(read('Journal/2026-03-09.md').indexOf('nap')).toBeLessThan(read('Journal/2026-03-09.md').indexOf('14:00 - 15:30'));
   });
 
+  it('adds a Log section to a note without one, and handles a last line without a line ending', async () => {
+    write('Journal/2026-04-20.md', '# Monday\n\nJust thoughts.');
+    const a = await api('POST', '/api/v1/notes/journal/log', { body: { text: 'first entry', now: '2026-04-20T09:00', ...BERLIN } });
+    expect(a.status).toBe(201);
+    expect(read('Journal/2026-04-20.md')).toBe(`# Monday\n\nJust thoughts.\n\n## Log\n- 09:00 (Europe/Berlin) first entry ^${a.body.block_id}\n`);
+    write('Journal/2026-04-21.md', '## Log');
+    const b = await api('POST', '/api/v1/notes/journal/log', { body: { text: 'x', now: '2026-04-21T09:00', ...BERLIN } });
+    expect(read('Journal/2026-04-21.md')).toBe(`## Log\n- 09:00 (Europe/Berlin) x ^${b.body.block_id}\n`);
+    write('Journal/2026-04-22.md', '## Log\n- 08:00 a\n\n## Later\ntext\n');
+    const c = await api('POST', '/api/v1/notes/journal/log', { body: { text: 'b', now: '2026-04-22T09:00', ...BERLIN } });
+    expect(read('Journal/2026-04-22.md')).toBe(`## Log\n- 08:00 a\n- 09:00 (Europe/Berlin) b ^${c.body.block_id}\n\n## Later\ntext\n`);
+  });
+
   it('refuses bad input and writes nothing', async () => {
     const before = read('Journal/2026-04-02.md');
     const cases: Array<[any, string]> = [
@@ -460,14 +473,18 @@ describe('notes_journal_fix_line', () => {
   });
 
   it('reads a time the line names, and refuses a line it cannot repair', async () => {
-    write('Journal/2026-04-12.md', '## Log\nCoffee with Bo at 15:30\n- 25:00 typo\n');
+    write('Journal/2026-04-12.md', '## Log\nCoffee with Bo at 15:30\n- 25:00 typo\n> quoted at 7pm ^kept-id\n');
     const d = await day('2026-04-12');
-    const [coffee, typo] = d.body.unparsed;
+    const [coffee, typo, quoted] = d.body.unparsed;
     const r = await api('POST', `/api/v1/notes/journal/2026-04-12/lines/${coffee.hash}/fix`, { headers: { 'if-match': d.body.etag } });
     expect(r.body).toMatchObject({ start: '15:30', text: 'Coffee with Bo' });
     const bad = await api('POST', `/api/v1/notes/journal/2026-04-12/lines/${typo.hash}/fix`, { headers: { 'if-match': r.body.etag } });
     expect(bad.status).toBe(409);
-    expect(read('Journal/2026-04-12.md')).toBe(`## Log\n- 15:30 Coffee with Bo ^${r.body.block_id}\n- 25:00 typo\n`);
+    expect(bad.body.error.details.reason).toBe('cannot_fix');
+    expect(read('Journal/2026-04-12.md')).toBe(`## Log\n- 15:30 Coffee with Bo ^${r.body.block_id}\n- 25:00 typo\n> quoted at 7pm ^kept-id\n`);
+    const q = await api('POST', `/api/v1/notes/journal/2026-04-12/lines/${quoted.hash}/fix`, { headers: { 'if-match': r.body.etag } });
+    expect(q.body).toMatchObject({ block_id: 'kept-id', start: '19:00' });
+    expect(read('Journal/2026-04-12.md').endsWith('\n- 19:00 quoted ^kept-id\n')).toBe(true);
   });
 });
 

@@ -6,8 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { runCli } from '../helpers/cli.js';
+import { QUIRE_BIN, runCli } from '../helpers/cli.js';
 import { startInstance, tempDir } from '../helpers/instance.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -70,5 +72,32 @@ describe('local vault mode (no server)', () => {
     const r = await runCli(['action', 'run', 'notes_journal_get_entry', '--vault', dir, '--input', JSON.stringify({ path: { block_id: e.block_id } }), '--json'], { timeoutMs: 60_000 });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ block_id: e.block_id, date: '2026-03-09', start: '06:00' });
+  });
+});
+
+describe('MCP', () => {
+  it('creates an entry and reads the day through the svc_ tools', async () => {
+    const inst = await startInstance();
+    cleanup.push(() => inst.close());
+    const user = await inst.user('mona', 'member');
+    const client = new Client({ name: 'quire-journal-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [QUIRE_BIN, 'mcp', '--server', inst.url, '--token', user.token], stderr: 'pipe' }),
+    );
+    cleanup.push(() => client.close());
+    const text = (r: any) => (r.content as { text: string }[])[0]!.text;
+    const refused = await client.callTool({
+      name: 'svc_api_notes_journal_create_log',
+      arguments: { body: { text: 'from an agent', now: '2026-06-01T10:00', timezone: 'UTC' } },
+    });
+    expect(refused.isError).toBe(true);
+    const c = await client.callTool({
+      name: 'svc_api_notes_journal_create_log',
+      arguments: { body: { text: 'from an agent', now: '2026-06-01T10:00', timezone: 'UTC' }, confirm: true },
+    });
+    expect(c.isError).toBeFalsy();
+    const e = JSON.parse(text(c));
+    const d = await client.callTool({ name: 'svc_notes_get_or_create_daily', arguments: { query: { date: '2026-06-01' } } });
+    expect(JSON.parse(text(d)).entries.map((x: any) => [x.block_id, x.start, x.text])).toEqual([[e.block_id, '10:00', 'from an agent']]);
   });
 });
