@@ -92,7 +92,6 @@ const HTML_OPEN = [
   new RegExp('^(?:' + OPENTAG + '|' + CLOSETAG + ')[ \\t]*$', 'i'),
 ];
 const HTML_CLOSE = [/./, /<\/(?:script|pre|textarea|style)>/i, /-->/, /\?>/, />/, /\]\]>/];
-const RE_HTML_RAW_NAME = /^<\/?(?:script|pre|textarea|style)(?![A-Za-z0-9-])/i;
 
 // Inline (sticky) patterns, tried at a `<`.
 const RE_AUTOLINK_URI = /<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\x00-\x20<>]*>/y;
@@ -262,9 +261,15 @@ class Extractor {
   tasks: Task[] = [];
   wordCount = 0;
 
-  constructor(text: string) {
+  /** Normalized labels of this note's link reference definitions (second pass), or null. */
+  readonly labels: Set<string> | null;
+  /** Labels of the definitions found in this pass. */
+  definedLabels = new Set<string>();
+
+  constructor(text: string, labels: Set<string> | null = null) {
     this.text = text;
     this.n = text.length;
+    this.labels = labels;
   }
 
   run(): void {
@@ -469,8 +474,21 @@ class Extractor {
     }
 
     if (!this.allClosed && !this.blank && oldTip.k === PARA && stack[stack.length - 1] === oldTip) {
-      // lazy paragraph continuation
-      this.addParaLine(oldTip);
+      if (
+        this.lineIndent < 4 &&
+        text.charCodeAt(this.nextNonspace) === 60 &&
+        HTML_OPEN[7]!.test(text.slice(this.nextNonspace, le))
+      ) {
+        // micromark: a complete tag alone on a lazy line ends the paragraph
+        // and starts an HTML block inside the still-open containers.
+        this.finalize(stack.pop()!);
+        const b = new Blk(HTML);
+        b.htmlType = 7;
+        stack.push(b);
+      } else {
+        // lazy paragraph continuation
+        this.addParaLine(oldTip);
+      }
     } else {
       this.closeUnmatched();
       const tip = stack[stack.length - 1]!;
@@ -705,8 +723,7 @@ class Extractor {
         for (let t = 1; t <= 7; t++) {
           if (
             HTML_OPEN[t]!.test(rest) &&
-            (t < 7 || (!inPara && !(!this.allClosed && !this.blank && this.stack[this.stack.length - 1]!.k === PARA))) &&
-            !(t === 7 && RE_HTML_RAW_NAME.test(rest))
+            (t < 7 || (!inPara && !(!this.allClosed && !this.blank && this.stack[this.stack.length - 1]!.k === PARA)))
           ) {
             const b = this.addBlock(HTML);
             b.htmlType = t;
@@ -884,12 +901,11 @@ class Extractor {
   stripDefinitions(b: Blk): boolean {
     const text = this.text;
     let k = 0;
-    while (
-      k < b.starts.length &&
-      text.charCodeAt(b.starts[k]!) === 91 &&
-      RE_DEFINITION.test(text.slice(b.starts[k]!, b.ends[k]!))
-    )
-      k++;
+    if (text.charCodeAt(b.starts[0]!) === 91) {
+      let content = '';
+      for (let i = 0; i < b.starts.length; i++) content += (i ? '\n' : '') + text.slice(b.starts[i]!, b.ends[i]!);
+      k = definitionLines(content, this.definedLabels);
+    }
     if (k > 0) {
       b.starts.splice(0, k);
       b.ends.splice(0, k);
@@ -1034,7 +1050,7 @@ class Extractor {
     const n = p.length;
     const masks: number[] = []; // pairs [from, to)
     // bracket openers: position, isImage, active
-    const openers: Array<{ pos: number; image: boolean; active: boolean }> = [];
+    const openers: Array<{ pos: number; image: boolean; active: boolean; bracketAfter: boolean }> = [];
     const found: Array<{ start: number; end: number; labelStart: number; labelEnd: number; url: string; image: boolean }> = [];
     let i = 0;
     const special = RE_INLINE_NEXT;
@@ -1083,10 +1099,12 @@ class Extractor {
           i = e;
         } else i++;
       } else if (c === 33 && p.charCodeAt(i + 1) === 91) {
-        openers.push({ pos: i, image: true, active: true });
+        if (openers.length > 0) openers[openers.length - 1]!.bracketAfter = true;
+        openers.push({ pos: i, image: true, active: true, bracketAfter: false });
         i += 2;
       } else if (c === 91) {
-        openers.push({ pos: i, image: false, active: true });
+        if (openers.length > 0) openers[openers.length - 1]!.bracketAfter = true;
+        openers.push({ pos: i, image: false, active: true, bracketAfter: false });
         i++;
       } else if (c === 93) {
         const op = openers.pop();
@@ -1094,12 +1112,26 @@ class Extractor {
           i++;
           continue;
         }
+        const labelStart = op.pos + (op.image ? 2 : 1);
         const tail = p.charCodeAt(i + 1) === 40 ? parseLinkTail(p, i + 2) : null;
         if (!tail) {
+          // a reference link to a definition of this note: plain text for
+          // the facts, but links cannot contain links
+          const labels = this.labels;
+          if (labels !== null) {
+            const n2 = p.charCodeAt(i + 1) === 91 ? linkLabelLength(p, i + 1) : 0;
+            let ref: string | null = null;
+            if (n2 > 2) ref = p.slice(i + 2, i + n2);
+            else if (!op.bracketAfter) ref = p.slice(labelStart, i);
+            if (ref !== null && labels.has(normalizeLabel(ref))) {
+              if (!op.image) for (const o of openers) if (!o.image) o.active = false;
+              i = n2 > 0 ? i + 1 + n2 : i + 1;
+              continue;
+            }
+          }
           i++;
           continue;
         }
-        const labelStart = op.pos + (op.image ? 2 : 1);
         if (op.image) {
           // links inside an image description are not links
           for (let f = found.length - 1; f >= 0; f--) if (found[f]!.start > op.pos) found.splice(f, 1);
@@ -1320,6 +1352,150 @@ function parseLinkTail(p: string, i: number): { end: number; url: string } | nul
   return null;
 }
 
+/** Link label matching: collapse whitespace, trim, case-fold. */
+function normalizeLabel(s: string): string {
+  return s.replace(/[\t\n\r ]+/g, ' ').replace(/^ | $/g, '').toLowerCase().toUpperCase();
+}
+
+/** Length of a link label `[...]` at `i` (brackets included), or 0. */
+function linkLabelLength(p: string, i: number): number {
+  const n = p.length;
+  let k = i + 1;
+  while (k < n && k - i <= 1000) {
+    const c = p.charCodeAt(k);
+    if (c === 92 && k + 1 < n && isPunct(p.charCodeAt(k + 1))) {
+      k += 2;
+      continue;
+    }
+    if (c === 91) return 0;
+    if (c === 93) return k + 1 - i;
+    k++;
+  }
+  return 0;
+}
+
+/** Skip spaces/tabs and at most one line ending (CommonMark `spnl`). */
+function spnl(s: string, i: number): number {
+  while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
+  if (s.charCodeAt(i) === 10) {
+    i++;
+    while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
+  }
+  return i;
+}
+
+/**
+ * How many whole lines at the start of a paragraph's content (lines joined
+ * by '\n') are link reference definitions, which carry no facts.
+ */
+function definitionLines(s: string, labels: Set<string>): number {
+  let pos = 0;
+  let lines = 0;
+  const n = s.length;
+  for (;;) {
+    if (s.charCodeAt(pos) !== 91) return lines;
+    // label
+    let i = pos + 1;
+    let nonBlank = false;
+    for (;;) {
+      if (i >= n || i - pos > 1000) return lines;
+      const c = s.charCodeAt(i);
+      if (c === 92 && i + 1 < n && isPunct(s.charCodeAt(i + 1))) {
+        nonBlank = true;
+        i += 2;
+        continue;
+      }
+      if (c === 91) return lines;
+      if (c === 93) break;
+      if (c !== 32 && c !== 9 && c !== 10) nonBlank = true;
+      i++;
+    }
+    if (!nonBlank || s.charCodeAt(i + 1) !== 58) return lines;
+    const label = s.slice(pos + 1, i);
+    i = spnl(s, i + 2);
+    // destination
+    if (s.charCodeAt(i) === 60) {
+      let k = i + 1;
+      for (;;) {
+        if (k >= n) return lines;
+        const c = s.charCodeAt(k);
+        if (c === 92 && k + 1 < n && isPunct(s.charCodeAt(k + 1))) {
+          k += 2;
+          continue;
+        }
+        if (c === 10 || c === 60) return lines;
+        if (c === 62) break;
+        k++;
+      }
+      i = k + 1;
+    } else {
+      let k = i;
+      let depth = 0;
+      while (k < n) {
+        const c = s.charCodeAt(k);
+        if (c === 92 && k + 1 < n && isPunct(s.charCodeAt(k + 1))) {
+          k += 2;
+          continue;
+        }
+        if (c <= 32 || c === 127) break;
+        if (c === 40) depth++;
+        else if (c === 41) {
+          if (depth === 0) break;
+          depth--;
+        }
+        k++;
+      }
+      if (k === i || depth !== 0) return lines;
+      i = k;
+    }
+    const beforeTitle = i;
+    let j = spnl(s, i);
+    let titled = false;
+    if (j > beforeTitle) {
+      const q = s.charCodeAt(j);
+      if (q === 34 || q === 39 || q === 40) {
+        const close = q === 40 ? 41 : q;
+        let k = j + 1;
+        let ok = false;
+        while (k < n) {
+          const c = s.charCodeAt(k);
+          if (c === 92 && k + 1 < n && isPunct(s.charCodeAt(k + 1))) {
+            k += 2;
+            continue;
+          }
+          if (c === close) {
+            ok = true;
+            break;
+          }
+          if (q === 40 && c === 40) break;
+          if (c === 10 && s.charCodeAt(k + 1) === 10) break;
+          k++;
+        }
+        if (ok) {
+          j = k + 1;
+          titled = true;
+        }
+      }
+    }
+    if (!titled) j = beforeTitle;
+    let e = j;
+    while (s.charCodeAt(e) === 32 || s.charCodeAt(e) === 9) e++;
+    if (e < n && s.charCodeAt(e) !== 10) {
+      if (!titled) return lines;
+      // the title is not alone: the definition ends after the destination
+      e = beforeTitle;
+      while (s.charCodeAt(e) === 32 || s.charCodeAt(e) === 9) e++;
+      if (e < n && s.charCodeAt(e) !== 10) return lines;
+    }
+    // consumed through the line ending at e
+    labels.add(normalizeLabel(label));
+    for (let k = pos; k < e; k++) if (s.charCodeAt(k) === 10) lines++;
+    lines++;
+    if (e >= n) return lines;
+    pos = e + 1;
+  }
+}
+
 /** GFM table: number of cells in a delimiter row, or 0 when it is not one. */
 function delimiterCells(text: string, s: number, e: number): number {
   let i = s;
@@ -1403,7 +1579,14 @@ function headerCells(text: string, s: number, e: number): number {
 
 /** Extract a note's facts with the fast line scanner. `path` is Home-relative. */
 export function extractFacts(text: string, path: string): NoteFacts {
-  const x = new Extractor(text);
+  let x = new Extractor(text);
   x.run();
+  if (x.definedLabels.size > 0) {
+    // Reference links need the note's definitions, which may come after
+    // their use: run again knowing them (rare: few notes have definitions).
+    const labels = x.definedLabels;
+    x = new Extractor(text, labels);
+    x.run();
+  }
   return assembleFacts(path, x.raw());
 }
