@@ -1,10 +1,11 @@
 /**
  * Section 4.6 of the spec: the change journal (2 actions, scopes account and data).
  * Both need unrestricted data scope: scoped credentials cannot read this journal.
- * Declarations only; handlers are attached when the area is built.
+ * Handlers are in handlers.ts; the journal in journal.ts (docs/changes.md).
  */
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import * as h from './handlers.js';
 
 const AREA = '4.6 Changes';
 
@@ -33,6 +34,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { query }) => h.changesDelta(ctx, query.cursor),
   }),
   defineAction({
     name: 'changes_events',
@@ -49,5 +51,6 @@ export const actions = [
     summary:
       "Streams change hints for the caller's own sequence as server-sent events (unrestricted data scope only; one stream per User and IP). The stream does not replay, so read current snapshots after a reconnect, and reduce `poll_ms` after an overflow.",
     input: {},
+    handler: (ctx, { headers }) => h.changesEvents(ctx, headers as Record<string, unknown>),
   }),
 ];

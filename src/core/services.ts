@@ -5,10 +5,16 @@
 import type { Config } from './config.js';
 import type { SidecarStore } from '../store/sidecar.js';
 import type { Vaults } from '../vault/vaults.js';
+import type { ChangeJournals } from '../changes/journal.js';
+import type { JobRunner } from '../jobs/runner.js';
 
 export interface Services {
   config: Config;
   store: SidecarStore;
   /** The users' Homes and their indexes. */
   vaults: Vaults;
+  /** Each user's change journal (changes_delta, change and note streams). Absent: those answer 503. */
+  changes?: ChangeJournals;
+  /** Background jobs (tag rewrites). Absent: jobs actions answer 503. */
+  jobs?: JobRunner;
 }

@@ -1,9 +1,10 @@
 /**
  * Section 4.5 of the spec: the caller's background jobs (4 actions, scope account).
- * Declarations only; handlers are attached when the area is built.
+ * Handlers are in handlers.ts; the runner in runner.ts (docs/jobs.md).
  */
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import * as h from './handlers.js';
 
 const AREA = '4.5 Jobs';
 
@@ -27,6 +28,7 @@ export const actions = [
     area: AREA,
     summary: 'Cancels one of the caller\'s background jobs.',
     input: { path: JobId },
+    handler: (ctx, { path }) => h.cancelMyJob(ctx, path.id),
   }),
   defineAction({
     name: 'get_my_job',
@@ -42,6 +44,7 @@ export const actions = [
     area: AREA,
     summary: 'Shows one of the caller\'s background jobs and its progress.',
     input: { path: JobId },
+    handler: (ctx, { path }) => h.getMyJob(ctx, path.id),
   }),
   defineAction({
     name: 'list_my_jobs',
@@ -57,6 +60,7 @@ export const actions = [
     area: AREA,
     summary: "Lists the caller's background jobs.",
     input: {},
+    handler: (ctx) => h.listMyJobs(ctx),
   }),
   defineAction({
     name: 'my_job_events',
@@ -82,5 +86,6 @@ export const actions = [
         { additionalProperties: true },
       ),
     },
+    handler: (ctx, { headers }) => h.myJobEvents(ctx, headers['last-event-id']),
   }),
 ];

@@ -335,6 +335,8 @@ export const actions = [
     summary:
       'Streams Note changes (server-sent events). Reduce `poll_ms` after an overflow and read current data after a reconnect; `Last-Event-ID` is used only where the route replays events.',
     input: { headers: LastEventIdHeaders },
+    // Built with the change journal (src/changes/handlers.ts, docs/changes.md); replays after Last-Event-ID.
+    handler: async (ctx, { headers }) => (await import('../changes/handlers.js')).notesEvents(ctx, headers),
   }),
   defineAction({
     name: 'notes_list',

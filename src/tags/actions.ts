@@ -1,11 +1,12 @@
 /**
  * Section 4.2 of the spec: tags (11 actions, scope data).
- * Handlers call assignments.ts; the rewrite actions answer 501 until built.
+ * Handlers call assignments.ts; the rewrite actions call rewrite.ts (docs/tags-rewrite.md).
  */
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
 import { openScope } from '../notes/access.js';
 import * as t from './assignments.js';
+import * as rw from './rewrite.js';
 
 const AREA = '4.2 Tags';
 
@@ -126,6 +127,7 @@ export const actions = [
     area: AREA,
     summary: 'Previews renaming tag `old_tag` to `new_tag` without changing any file.',
     input: { body: RenameBody },
+    handler: (ctx, { body }) => rw.previewRename(ctx, body),
   }),
   defineAction({
     name: 'rename_tag',
@@ -141,6 +143,7 @@ export const actions = [
     area: AREA,
     summary: 'Renames tag `old_tag` to `new_tag` in every file that uses it; takes the same body as `preview_rename`.',
     input: { body: RenameBody },
+    handler: (ctx, { body }) => rw.renameTag(ctx, body),
   }),
   defineAction({
     name: 'rewrite_status',
@@ -156,6 +159,7 @@ export const actions = [
     area: AREA,
     summary: 'Shows the progress of a tag update started by `start_rewrite`.',
     input: { path: StringId },
+    handler: (ctx, { path }) => rw.rewriteStatus(ctx, path.id),
   }),
   defineAction({
     name: 'start_rewrite',
@@ -172,6 +176,7 @@ export const actions = [
     summary:
       'Starts a tag update that renames `old_tag` to `new_tag` in the background; takes the same body as `preview_rename`. Follow it with `rewrite_status`.',
     input: { body: RenameBody },
+    handler: (ctx, { body }) => rw.startRewrite(ctx, body),
   }),
   defineAction({
     name: 'tag_page',
@@ -212,6 +217,7 @@ export const actions = [
     area: AREA,
     summary: "Reconciles the tag index with the files in the caller's Home.",
     input: {},
+    handler: (ctx) => rw.reconcileTags(ctx),
   }),
   defineAction({
     name: 'undo_rewrite',
@@ -227,5 +233,6 @@ export const actions = [
     area: AREA,
     summary: 'Undoes a tag update started by `start_rewrite`.',
     input: { path: StringId },
+    handler: (ctx, { path }) => rw.undoRewrite(ctx, path.id),
   }),
 ];

@@ -25,6 +25,13 @@ export interface Vaults {
 
 export class InstanceVaults implements Vaults {
   private readonly open = new Map<string, Vault>();
+  private readonly openedListeners = new Set<(username: string, vault: Vault) => void>();
+
+  /** Called (synchronously) each time a user's vault opens, e.g. to start its change journal. */
+  onVaultOpened(cb: (username: string, vault: Vault) => void): () => void {
+    this.openedListeners.add(cb);
+    return () => this.openedListeners.delete(cb);
+  }
 
   constructor(
     private readonly config: Config,
@@ -48,6 +55,7 @@ export class InstanceVaults implements Vaults {
         (e) => this.log(`index failed for ${username}: ${(e as Error).message}`),
       );
       this.open.set(username, v);
+      for (const cb of this.openedListeners) cb(username, v);
     }
     return v;
   }

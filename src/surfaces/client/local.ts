@@ -15,6 +15,8 @@ import { AppError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
 import { SidecarStore } from '../../store/sidecar.js';
 import { LocalVaults } from '../../vault/vaults.js';
+import { ChangeJournals } from '../../changes/journal.js';
+import { JobRunner } from '../../jobs/runner.js';
 import type { VaultProgress } from '../../vault/vault.js';
 import type { Transport } from './transport.js';
 
@@ -55,7 +57,11 @@ export class LocalTransport implements Transport {
     const vaults = new LocalVaults(abs, { watch: opts.watch, onProgress: opts.onProgress });
     // Scheduled state of a local vault (reminders and the like) lives with its cache.
     const store = await SidecarStore.open(path.join(abs, '.quire', 'cache', 'local-state.json'));
-    const services: Services = { config: loadConfig({ dataDir: path.join(abs, '.quire', 'cache') }), store, vaults };
+    const config = loadConfig({ dataDir: path.join(abs, '.quire', 'cache') });
+    const changes = new ChangeJournals();
+    changes.attach(localCaller(abs).username, vaults.vault);
+    const jobs = await JobRunner.open(null);
+    const services: Services = { config, store, vaults, changes, jobs };
     const t = new LocalTransport(services, localCaller(abs), vaults);
     await vaults.vault.ready;
     return t;
