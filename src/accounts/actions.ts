@@ -8,6 +8,7 @@ import { publicBaseUrl } from '../core/config.js';
 import * as cli from './cli-signin.js';
 import * as h from './handlers.js';
 import * as inv from './invites.js';
+import * as oidc from './oidc.js';
 import * as p from './passkeys.js';
 
 const AREA = '4.1 Account';
@@ -509,6 +510,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, query, headers }) => oidc.browserCallback(ctx, path.provider, query, headers as Record<string, unknown>),
   }),
   defineAction({
     name: 'oidc_callback',
@@ -538,6 +540,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, body }) => oidc.finishOidc(ctx, path.provider, body),
   }),
   defineAction({
     name: 'oidc_link_start',
@@ -554,6 +557,7 @@ export const actions = [
     summary:
       "Starts linking an OpenID Connect identity of `provider` to the caller's account. Needs a recent confirmation.",
     input: { path: ProviderPath },
+    handler: (ctx, { path }) => oidc.oidcLinkStart(ctx, path.provider),
   }),
   defineAction({
     name: 'oidc_reauth_start',
@@ -570,6 +574,7 @@ export const actions = [
     summary:
       'Starts an OpenID Connect sign-in with `provider` to confirm the caller\'s identity, giving a recent confirmation.',
     input: { path: ProviderPath },
+    handler: (ctx, { path }) => oidc.oidcReauthStart(ctx, path.provider),
   }),
   defineAction({
     name: 'oidc_start',
@@ -585,6 +590,7 @@ export const actions = [
     area: AREA,
     summary: 'Starts an OpenID Connect sign-in with `provider`; it returns through a callback. Browser flow only.',
     input: { path: ProviderPath },
+    handler: (ctx, { path }) => oidc.oidcStart(ctx, path.provider),
   }),
   defineAction({
     name: 'oidc_unlink',
@@ -600,6 +606,7 @@ export const actions = [
     area: AREA,
     summary: "Removes the link between the caller's account and its `provider` identity. Needs a recent confirmation.",
     input: { path: ProviderPath },
+    handler: (ctx, { path }) => oidc.oidcUnlink(ctx, path.provider),
   }),
   defineAction({
     name: 'recovery_key',

@@ -9,7 +9,7 @@ import { reply } from '../actions/reply.js';
 import { AppError, errors } from '../core/errors.js';
 import { hashSecret, newId, newSecret } from '../core/ids.js';
 import { paths } from '../core/config.js';
-import type { AppPasswordRecord, SessionRecord } from '../store/schema.js';
+import { authTables, type AppPasswordRecord, type SessionRecord } from '../store/schema.js';
 import type { Caller, Grant } from './caller.js';
 import { APP_PASSWORD_PREFIX } from './credentials.js';
 import { isSubsetOf } from './grants.js';
@@ -40,9 +40,11 @@ export function accountSecurity(ctx: ActionContext) {
     credential: caller.credential.kind,
     sessions: data.sessions.filter((s) => s.user_id === caller.userId && s.expires_at > now).length,
     app_passwords: data.app_passwords.filter((p) => p.user_id === caller.userId).length,
-    passkeys: 0,
-    oidc_identities: [],
-    recovery_key_set: false,
+    passkeys: authTables(data).passkeys.filter((p) => p.user_id === caller.userId).length,
+    oidc_identities: authTables(data)
+      .oidc_links.filter((l) => l.user_id === caller.userId)
+      .map((l) => ({ provider: l.provider, email: l.email, created_at: l.created_at })),
+    recovery_key_set: authTables(data).recovery_keys.some((r) => r.user_id === caller.userId),
     recent_confirmation: {
       confirmed_at: caller.confirmedAt,
       fresh_until: confirmedUntil,

@@ -7,7 +7,9 @@
  * token; they never put it in a URL the server sees.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { checkCallbackIssuer } from '../accounts/oidc.js';
 import { installRateLimits } from '../accounts/rate-limit.js';
+import { AppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { AUTH_SCRIPT } from './auth-script.js';
 
@@ -131,6 +133,19 @@ function send(res: FastifyReply, type: string, body: string) {
 /** Registers the pages, their script and style, and the sign-in rate limits on the app. */
 export function registerWeb(app: FastifyInstance, services: Services): void {
   installRateLimits(app, services);
+  // The OpenID Connect callback may carry `iss` (RFC 9207), which the spec's query does not list:
+  // check it against the provider here and drop it before the action validates its query.
+  app.addHook('preHandler', async (req, res) => {
+    if (req.method !== 'GET' || req.routeOptions.url !== '/api/v1/auth/oidc/:provider/callback') return;
+    const q = req.query as Record<string, unknown>;
+    if (q.iss === undefined) return;
+    try {
+      checkCallbackIssuer(services.config, (req.params as { provider: string }).provider, String(q.iss));
+    } catch (e) {
+      return res.code(400).type('application/json; charset=utf-8').send((e as AppError).toEnvelope());
+    }
+    delete q.iss;
+  });
   for (const [url, name] of Object.entries(ROUTES)) {
     const p = PAGES[name]!;
     app.get(url, (_req, res) => send(res, 'text/html; charset=utf-8', page(services, name, p.title, p.body)));
