@@ -181,6 +181,7 @@ async function setLogEntryKey(scope: Scope, task: TaskRecord, value: string | nu
     const changes: Record<string, unknown> = { log_entry: value };
     if (!facts.id) changes.id = task.task_id;
     if (value === null && facts.frontmatter?.log_entry === undefined) return { text, result: null };
+    if (value !== null && facts.frontmatter?.log_entry === value) return { text, result: null };
     return { text: editFrontmatter(text, facts.frontmatterRange, changes, { frontmatterError: facts.frontmatterError }), result: null };
   });
 }

@@ -267,8 +267,12 @@ export interface TaskTarget {
   line?: number;
 }
 
-/** Resolves the task a change names: by `task_id`, or by `path` + `line` (then it gets a block id). */
-function target(scope: Scope, t: TaskTarget): { kind: 'inline'; path: string; blockId?: string; line?: number } | { kind: 'file'; note: NoteEntry } {
+/**
+ * Resolves the task a change names: by `task_id`, or by `path` + `line` (then
+ * it gets a block id). A line number means something only at one revision of
+ * the note, so addressing by position needs If-Match.
+ */
+function target(scope: Scope, t: TaskTarget, ifMatch: string | undefined): { kind: 'inline'; path: string; blockId?: string; line?: number } | { kind: 'file'; note: NoteEntry } {
   if (t.task_id !== undefined) {
     if (t.path !== undefined || t.line !== undefined) throw errors.badRequest('Give task_id, or path and line, not both', { field: 'body.task_id' });
     const rec = findTask(scope, t.task_id);
@@ -276,6 +280,7 @@ function target(scope: Scope, t: TaskTarget): { kind: 'inline'; path: string; bl
     return { kind: 'inline', path: rec.path, blockId: t.task_id };
   }
   if (t.path === undefined || t.line === undefined) throw errors.badRequest('Give task_id, or path and line', { field: 'body.task_id' });
+  if (ifMatch === undefined) throw errors.preconditionRequired('If-Match');
   checkVisible(scope, t.path);
   if (!scope.index.noteByPath(t.path)) throw errors.notFound(`No note at ${t.path}`, { path: t.path });
   return { kind: 'inline', path: t.path, line: t.line };
@@ -291,7 +296,7 @@ export async function setTaskStatus(
   if (!STATUS_RE.test(body.status)) throw errors.badRequest('status is one character such as " ", "x", "/" or "-"', { field: 'body.status' });
   const tz = checkTimeZone(body.timezone, 'body.timezone');
   const today = todayIn(tz);
-  const tgt = target(scope, body);
+  const tgt = target(scope, body, ifMatch);
   if (tgt.kind === 'file') {
     const done = body.status === 'x' || body.status === 'X';
     await editNote(scope, tgt.note.path, ifMatch, (text, facts) => {
@@ -336,7 +341,7 @@ export async function editTask(
   if (body.text === undefined && body.due === undefined) throw errors.badRequest('Nothing to change: give text and/or due', { field: 'body' });
   const text = body.text === undefined ? undefined : checkText(body.text, 'body.text');
   checkDue(body.due, 'body.due');
-  const tgt = target(scope, body);
+  const tgt = target(scope, body, ifMatch);
   if (tgt.kind === 'file') {
     await editNote(scope, tgt.note.path, ifMatch, (src, facts) => {
       const changes: Record<string, unknown> = { title: text, due: body.due };
@@ -374,6 +379,8 @@ export async function createTask(
   checkDue(body.due, 'body.due');
   if ((body.note_id === undefined) === (body.path === undefined)) throw errors.badRequest('Give note_id or path (one of them)', { field: 'body.note_id' });
   if (body.heading !== undefined && body.after_line !== undefined) throw errors.badRequest('Give heading or after_line, not both', { field: 'body.after_line' });
+  // A line number means something only at one revision of the note.
+  if (body.after_line !== undefined && ifMatch === undefined) throw errors.preconditionRequired('If-Match');
   let note: NoteEntry | undefined;
   if (body.note_id !== undefined) note = scope.index.noteById(body.note_id);
   else note = scope.index.noteByPath(body.path!);

@@ -177,7 +177,11 @@ describe('changing tasks', () => {
 
   it('gives a task found by position a block id, changing only its line', async () => {
     const before = read('Notes/Garden.md');
-    const r = await api('POST', '/api/v1/notes/tasks/status', { body: { path: 'Notes/Garden.md', line: 10, status: 'x', timezone: 'UTC' } });
+    const etag = (await api('GET', '/api/v1/notes/tasks?limit=500')).body.items.find((t: any) => t.path === 'Notes/Garden.md').etag;
+    // A position means something only at one revision: If-Match is required.
+    const noEtag = await api('POST', '/api/v1/notes/tasks/status', { body: { path: 'Notes/Garden.md', line: 10, status: 'x' } });
+    expect(noEtag.status).toBe(428);
+    const r = await api('POST', '/api/v1/notes/tasks/status', { body: { path: 'Notes/Garden.md', line: 10, status: 'x', timezone: 'UTC' }, headers: { 'if-match': etag } });
     expect(r.status).toBe(200);
     expect(r.body.task_id).toMatch(/^t[0-9a-z]{6}$/);
     const after = read('Notes/Garden.md');
@@ -186,7 +190,7 @@ describe('changing tasks', () => {
     // The new id now finds the task.
     expect((await api('GET', `/api/v1/notes/tasks/by-id?task_id=${r.body.task_id}`)).body.line).toBe(10);
     // No task on that line: 404; bad status: 400; both ways of naming: 400.
-    expect((await api('POST', '/api/v1/notes/tasks/status', { body: { path: 'Notes/Garden.md', line: 5, status: 'x' } })).status).toBe(404);
+    expect((await api('POST', '/api/v1/notes/tasks/status', { body: { path: 'Notes/Garden.md', line: 5, status: 'x' }, headers: { 'if-match': r.body.etag } })).status).toBe(404);
     expect((await api('POST', '/api/v1/notes/tasks/status', { body: { task_id: 'compost', status: 'xx' } })).status).toBe(400);
     expect((await api('POST', '/api/v1/notes/tasks/status', { body: { task_id: 'compost', path: 'Notes/Garden.md', line: 11, status: 'x' } })).status).toBe(400);
   });
@@ -243,7 +247,10 @@ describe('changing tasks', () => {
     expect(lines.filter((l, i) => i !== 11)).toEqual(afterA.split('\n'));
     expect(b.body.line).toBe(12);
 
-    const c = await api('POST', '/api/v1/notes/tasks', { body: { path: 'Notes/Plain.md', text: 'First', after_line: 0 } });
+    expect((await api('POST', '/api/v1/notes/tasks', { body: { path: 'Notes/Plain.md', text: 'First', after_line: 0 } })).status).toBe(428);
+    const plainEtag = (await api('GET', '/api/v1/notes?path=Notes/Plain.md')).body.items[0].etag;
+    const c = await api('POST', '/api/v1/notes/tasks', { body: { path: 'Notes/Plain.md', text: 'First', after_line: 0 }, headers: { 'if-match': plainEtag } });
+    expect(c.status).toBe(201);
     expect(read('Notes/Plain.md')).toBe(`- [ ] First ^${c.body.task_id}\n# Plain\n\nNo tasks here.`);
     const d = await api('POST', '/api/v1/notes/tasks', { body: { path: 'Notes/Plain.md', text: 'Last' } });
     expect(read('Notes/Plain.md')).toBe(`- [ ] First ^${c.body.task_id}\n# Plain\n\nNo tasks here.\n- [ ] Last ^${d.body.task_id}\n`);
@@ -302,6 +309,32 @@ describe('attaching File Tasks to log entries', () => {
     await api('POST', '/api/v1/notes/tasks/detach', { body: { task_id: 'bike-task' } });
     expect(read(`Journal/${TODAY}.md`)).toBe('## Log\n\n- 00:00 Midnight thoughts ^log-t0000\n');
     expect(read('Notes/Buy a bike.md')).toBe(BIKE);
+  });
+});
+
+describe('App Passwords limited to a Home prefix', () => {
+  it('see and change only tasks under the prefix', async () => {
+    const mk = async (home_prefix: string) => {
+      const r = await inst.api('POST', '/api/v1/auth/app-passwords', { token: user.token, body: { name: `p-${home_prefix}`, home_prefix } });
+      expect(r.status).toBe(201);
+      return r.body.password as string;
+    };
+    const journalOnly = await mk('Journal/');
+    const list = await inst.api('GET', '/api/v1/notes/tasks', { token: journalOnly });
+    expect(list.status).toBe(200);
+    expect(list.body.items).toEqual([]);
+    expect((await inst.api('GET', '/api/v1/notes/tasks/by-id?task_id=compost', { token: journalOnly })).status).toBe(404);
+    const before = read('Notes/Garden.md');
+    expect((await inst.api('POST', '/api/v1/notes/tasks/status', { token: journalOnly, body: { task_id: 'compost', status: 'x' } })).status).toBe(404);
+    expect(read('Notes/Garden.md')).toBe(before);
+    const notesOnly = await mk('Notes/');
+    expect((await inst.api('GET', '/api/v1/notes/tasks/by-id?task_id=compost', { token: notesOnly })).status).toBe(200);
+    // Attaching writes the Daily note, outside the prefix: refused, nothing written.
+    const bike = read('Notes/Buy a bike.md');
+    const a = await inst.api('POST', '/api/v1/notes/tasks/attach', { token: notesOnly, body: { task_id: 'bike-task' } });
+    expect(a.status).toBe(403);
+    expect(read('Notes/Buy a bike.md')).toBe(bike);
+    expect(read(`Journal/${YESTERDAY}.md`)).toBe(DAY_YESTERDAY);
   });
 });
 
