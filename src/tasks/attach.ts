@@ -9,7 +9,8 @@
  * frontmatter; detaching removes both. Each file changes only in those lines.
  */
 import { AppError, errors } from '../core/errors.js';
-import type { Scope } from '../notes/access.js';
+import { extractFacts } from '../markdown/extract.js';
+import { checkWritable, type Scope } from '../notes/access.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
 import { editNote, findTask, fileTaskRecord, type TaskRecord } from './tasks.js';
 import * as L from './lines.js';
@@ -194,18 +195,33 @@ export async function attachTask(scope: Scope, taskId: string, now = Date.now())
       details: { reason: 'no_log_entry' },
     });
   }
+  // Refuse before touching the Daily note if the task note's frontmatter cannot take the key.
+  const facts = extractFacts((await scope.vault.home.read(task.path)).bytes.toString('utf8'), task.path);
+  if (facts.frontmatterError) {
+    throw new AppError('conflict', `The task note's frontmatter is not valid YAML (${facts.frontmatterError}); fix it first`, {
+      details: { reason: 'invalid_frontmatter', path: task.path },
+    });
+  }
+  checkWritable(scope, task.path);
+  checkWritable(scope, target.path);
   const old = parseEntryLink(task.log_entry);
   if (old && (old.path !== target.path || old.blockId !== target.blockId)) await unlinkFromEntry(scope, old, task.path);
-  await editNote(scope, target.path, undefined, (text) => {
+  const inserted = await editNote(scope, target.path, undefined, (text) => {
     const entry = logEntries(text).find((e) => e.blockId === target.blockId);
     if (!entry) {
       throw new AppError('conflict', 'The log entry changed while attaching; try again', { status: 412, details: { reason: 'entry_moved' } });
     }
-    if (childLinksTo(scope, target.path, text, entry, task.path).length > 0) return { text, result: null };
+    if (childLinksTo(scope, target.path, text, entry, task.path).length > 0) return { text, result: false };
     const indent = entry.childIndent ?? logEntries(text).find((e) => e.childIndent)?.childIndent ?? '    ';
-    return { text: L.insertLineAfter(text, entry.end, `${indent}- [[${linkTargetOf(task.path)}]]`), result: null };
+    return { text: L.insertLineAfter(text, entry.end, `${indent}- [[${linkTargetOf(task.path)}]]`), result: true };
   });
-  await setLogEntryKey(scope, task, entryLink(target));
+  try {
+    await setLogEntryKey(scope, task, entryLink(target));
+  } catch (e) {
+    // Take back the link just written so the two files do not disagree.
+    if (inserted) await unlinkFromEntry(scope, target, task.path).catch(() => undefined);
+    throw e;
+  }
   return { task: fileTaskRecord(scope.index.noteByPath(task.path)!), log_entry: { path: target.path, date: target.date, block_id: target.blockId } };
 }
 
