@@ -1,9 +1,11 @@
 /**
  * Collaboration area of the spec (document 3): live editing sessions, canvas element events and
- * document history (10 actions). Declarations only; handlers are attached when the area is built.
+ * document history (10 actions). canvas_elements_event is built (canvas.ts); the rest answer 501 for now.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { openScope } from '../notes/access.js';
+import { applyElements } from './canvas.js';
 
 const AREA = 'Collaboration';
 
@@ -77,6 +79,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, body }) => applyElements(await openScope(ctx), path.id, body.elements, body.font),
   }),
   defineAction({
     name: 'collab_history_points',

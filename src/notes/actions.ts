@@ -11,6 +11,7 @@ import { openScope } from './access.js';
 import { extensionActions } from './extension-actions.js';
 import { createFromTemplate, listTemplates, setDefaultTemplate } from '../templates/templates.js';
 import * as n from './notes.js';
+import { exportCanvas } from '../collab/canvas.js';
 
 const AREA = 'Notes, links and canvas';
 
@@ -145,6 +146,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, query }) => exportCanvas(await openScope(ctx), path.id, query),
   }),
   defineAction({
     name: 'get_note',

@@ -93,6 +93,8 @@ export function outcomeAsJson(out: ActionOutcome): unknown {
       content_base64: out.body.toString('base64'),
       content_type: out.contentType ?? 'application/octet-stream',
       ...(out.etag ? { etag: out.etag } : {}),
+      ...(out.headers['content-range'] ? { content_range: out.headers['content-range'] } : {}),
+      ...(out.headers['x-next-offset'] ? { next_offset: Number(out.headers['x-next-offset']) } : {}),
     };
   }
   return out.body ?? null;
