@@ -10,6 +10,7 @@ import * as h from './handlers.js';
 import * as inv from './invites.js';
 import * as oidc from './oidc.js';
 import * as p from './passkeys.js';
+import * as profiles from './profiles.js';
 
 const AREA = '4.1 Account';
 
@@ -245,6 +246,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, body }) => profiles.createProfiles(ctx, path.id, body.password),
   }),
   defineAction({
     name: 'create_invite',
@@ -308,6 +310,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path }) => profiles.downloadProfile(ctx, path.token),
   }),
   defineAction({
     name: 'exchange',
