@@ -214,3 +214,29 @@ describe('creating and updating views', () => {
     await eventually(async () => (await api('GET', `/api/v1/notes/tasks/views/${noId.id}`)).body?.path === 'Views/Has id now.base');
   });
 });
+
+describe('broken views', () => {
+  it('lists a .base file with invalid YAML with its error, and refuses to evaluate it', async () => {
+    write('Views/Broken.base', 'id: broken\nviews: [unclosed\n');
+    const item = await eventually(async () =>
+      (await api('GET', '/api/v1/notes/tasks/views?limit=200')).body.items.find((v: any) => v.path === 'Views/Broken.base'),
+    );
+    expect(item.base).toBeNull();
+    expect(item.error).toBeTruthy();
+    const rows = await api('GET', `/api/v1/notes/tasks/views/${item.id}/rows`);
+    expect(rows.status).toBe(409);
+    expect(rows.body.error.details.reason).toBe('invalid_base');
+    const put = await api('PUT', `/api/v1/notes/tasks/views/${item.id}`, { body: { view: { name: 'x' } }, headers: { 'if-match': item.etag } });
+    expect(put.status).toBe(409);
+    expect(read('Views/Broken.base')).toBe('id: broken\nviews: [unclosed\n');
+  });
+
+  it('answers 400 invalid_expression for an unknown function, written by hand', async () => {
+    write('Views/Unknown fn.base', 'id: unknown-fn\nviews:\n  - type: table\n    name: x\n    filters: \'frobnicate(task.due)\'\n');
+    await eventually(async () => (await api('GET', '/api/v1/notes/tasks/views/unknown-fn')).status === 200);
+    const r = await api('GET', '/api/v1/notes/tasks/views/unknown-fn/rows');
+    expect(r.status).toBe(400);
+    expect(r.body.error.details.reason).toBe('invalid_expression');
+    expect(r.body.error.message).toContain('frobnicate');
+  });
+});
