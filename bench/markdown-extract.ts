@@ -6,6 +6,7 @@
  * reference (src/markdown/reference.ts) is ~60× slower, so it runs over a
  * 3 MB slice of the same notes and its MB/s is reported from that.
  */
+import os from 'node:os';
 import { extractFacts } from '../src/markdown/extract.js';
 import { referenceFacts } from '../src/markdown/reference.js';
 import { generateNote } from '../src/markdown/generate.js';
@@ -25,21 +26,27 @@ function run(label: string, fn: (t: string, p: string) => unknown, set: typeof n
   // warm up
   for (let i = 0; i < Math.min(200, set.length); i++) fn(set[i]!.text, set[i]!.path);
   let best = Infinity;
+  let bestCpu = Infinity;
   const rounds = label === 'fast' ? 3 : 1;
   let sink = 0;
   for (let r = 0; r < rounds; r++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     for (const n of set) sink += (fn(n.text, n.path) as { wordCount: number }).wordCount;
     best = Math.min(best, (performance.now() - t0) / 1000);
+    const c = process.cpuUsage(c0);
+    bestCpu = Math.min(bestCpu, (c.user + c.system) / 1e6);
   }
   const rate = mb(size) / best;
   console.log(
     `${label.padEnd(9)} ${mb(size).toFixed(1).padStart(6)} MB in ${best.toFixed(2).padStart(6)} s  ` +
-      `= ${rate.toFixed(2).padStart(7)} MB/s  (${set.length} notes, checksum ${sink})`,
+      `= ${rate.toFixed(2).padStart(7)} MB/s wall, ${(mb(size) / bestCpu).toFixed(2).padStart(7)} MB/s CPU time` +
+      `  (${set.length} notes, checksum ${sink})`,
   );
   return rate;
 }
 
+console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs (wall MB/s is only meaningful on an idle machine)`);
 console.log(`generated ${notes.length} notes, ${mb(bytes).toFixed(1)} MB (avg ${(bytes / notes.length / 1000).toFixed(1)} kB)`);
 const fast = run('fast', extractFacts, notes);
 let refSet: typeof notes = [];

@@ -54,11 +54,8 @@ class Blk {
   // then does not treat the next line as interrupting it)
   lazyStartLine = -1;
   // PARA: per line, content start/end offsets, line number, source line start
-  starts!: number[];
-  ends!: number[];
-  lineNos!: number[];
-  lineStarts!: number[];
-  indents!: number[];
+  /** PARA lines, 5 numbers each: content start, content end, line number, line start offset, indent. */
+  pl!: number[];
   ownerItem: Blk | null = null;
   constructor(k: number) {
     this.k = k;
@@ -68,11 +65,7 @@ class Blk {
 const RE_ATX = /^#{1,6}(?:[ \t]|$)/;
 const RE_FENCE = /^(?:`{3,}(?![^\n\r]*`)|~{3,})/;
 const RE_CLOSING_FENCE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
-const RE_SETEXT = /^(?:=+|-+)[ \t]*$/;
-const RE_THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
 const RE_CHECKBOX = /^\[( |[^\s[\]\\`])\]/u;
-const RE_BULLET = /^[*+-]/;
-const RE_ORDERED = /^(\d{1,9})([.)])/;
 const RE_FOOTNOTE = /^\[\^(?:[^\s[\]\\]|\\[[\]\\]?)+\]:/;
 const RE_DEFINITION =
   /^\[(?:[^\\[\]]|\\[\s\S])*[^\s\\[\]](?:[^\\[\]]|\\[\s\S])*\]:[ \t]*(?:<(?:[^<>\\\r\n]|\\[\s\S])*>|[^\s<]\S*)(?:[ \t]+(?:"(?:[^"\\]|\\[\s\S])*"|'(?:[^'\\]|\\[\s\S])*'|\((?:[^()\\]|\\[\s\S])*\)))?[ \t]*$/;
@@ -248,6 +241,7 @@ class Extractor {
   emptyItemClosed = false;
   // words of this line
   wordExcl: number[] = [];
+  wordExclN = 0;
   codeFrom = -1; // offset where code starts on this line (words before it still count)
 
   // output
@@ -409,7 +403,7 @@ class Extractor {
     this.column = 0;
     this.partial = false;
     this.blank = false;
-    this.wordExcl.length = 0;
+    this.wordExclN = 0;
     this.codeFrom = -1;
     const stack = this.stack;
     const text = this.text;
@@ -517,7 +511,7 @@ class Extractor {
     let to = this.le;
     if (this.codeFrom >= 0) to = this.codeFrom;
     const ex = this.wordExcl;
-    for (let i = 0; i < ex.length; i += 2) {
+    for (let i = 0; i < this.wordExclN; i += 2) {
       if (ex[i]! > from) this.wordCount += countWords(this.text, from, Math.min(ex[i]!, to));
       from = Math.max(ex[i + 1]!, from);
     }
@@ -614,11 +608,7 @@ class Extractor {
     const parent = stack[stack.length - 1]!;
     const b = new Blk(k);
     if (k === PARA) {
-      b.starts = [];
-      b.ends = [];
-      b.lineNos = [];
-      b.lineStarts = [];
-      b.indents = [];
+      b.pl = [];
     }
     if (parent.k === ITEM && !parent.hasChild) {
       parent.hasChild = true;
@@ -651,20 +641,17 @@ class Extractor {
       const para = container;
       const size = delimiterCells(text, nn, le);
       if (size > 0) {
-        const last = para.starts.length - 1;
-        const hs = para.starts[last]!;
-        const he = para.ends[last]!;
-        if (para.indents[last]! < 4 && headerCells(text, hs, he) === size) {
+        const pl = para.pl;
+        const last = pl.length - 5;
+        const hs = pl[last]!;
+        const he = pl[last + 1]!;
+        if (pl[last + 4]! < 4 && headerCells(text, hs, he) === size) {
           this.closeUnmatched();
           this.stack.pop();
           // the paragraph without its last line stays a paragraph
-          const header = { s: hs, e: he, line: para.lineNos[last]!, lstart: para.lineStarts[last]! };
-          para.starts.pop();
-          para.ends.pop();
-          para.lineNos.pop();
-          para.lineStarts.pop();
-          para.indents.pop();
-          if (para.starts.length > 0) {
+          const header = { s: hs, e: he, line: pl[last + 2]!, lstart: pl[last + 3]! };
+          pl.length = last;
+          if (pl.length > 0) {
             this.stack.push(para);
             this.finalize(this.stack.pop()!);
           } else if (para.ownerItem) {
@@ -686,7 +673,8 @@ class Extractor {
         this.addBlock(QUOTE);
         return 1;
       }
-      const rest = text.slice(nn, le);
+      const needRest = c === 35 || c === 96 || c === 126 || c === 60;
+      const rest = needRest ? text.slice(nn, le) : '';
       // ATX heading
       if (c === 35 && RE_ATX.test(rest)) {
         this.advanceNextNonspace();
@@ -732,14 +720,14 @@ class Extractor {
         }
       }
       // setext heading underline
-      if (inPara && (c === 61 || c === 45) && RE_SETEXT.test(rest) && this.stripDefinitions(container)) {
+      if (inPara && (c === 61 || c === 45) && isSetextUnderline(text, nn, le) && this.stripDefinitions(container)) {
         this.closeUnmatched();
         const para = this.stack.pop()!;
         this.setextHeading(para, c === 61 ? 1 : 2);
         return 3;
       }
       // thematic break
-      if ((c === 42 || c === 95 || c === 45) && RE_THEMATIC.test(rest)) {
+      if ((c === 42 || c === 95 || c === 45) && isThematicBreak(text, nn, le)) {
         this.addClosedLeaf();
         return 3;
       }
@@ -777,16 +765,18 @@ class Extractor {
     const text = this.text;
     const nn = this.nextNonspace;
     const le = this.le;
-    const rest = text.slice(nn, Math.min(le, nn + 12));
     let markerLen: number;
     const inPara = this.interrupt;
     void container;
-    let m = RE_BULLET.exec(rest);
-    if (m) markerLen = 1;
+    const c0 = text.charCodeAt(nn);
+    if (c0 === 45 || c0 === 42 || c0 === 43) markerLen = 1;
     else {
-      m = RE_ORDERED.exec(rest);
-      if (!m || (inPara && m[1] !== '1')) return false;
-      markerLen = m[0].length;
+      let k = nn;
+      while (k < le && k - nn < 9 && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
+      const d = text.charCodeAt(k);
+      if (k === nn || k >= le || (d !== 46 && d !== 41)) return false;
+      if (inPara && !(k === nn + 1 && c0 === 49)) return false;
+      markerLen = k + 1 - nn;
     }
     const after = nn + markerLen;
     if (after < le) {
@@ -833,11 +823,12 @@ class Extractor {
     b.depth = depth;
     b.parentTaskLine = parentTaskLine;
     // word count: the marker is not a word
-    this.wordExcl.push(nn, nn + markerLen);
+    this.wordExcl[this.wordExclN++] = nn;
+    this.wordExcl[this.wordExclN++] = nn + markerLen;
     // a checkbox right after the marker?
     if (!blankItem) {
       const cs = this.nextContentStart();
-      const cb = RE_CHECKBOX.exec(text.slice(cs, Math.min(le, cs + 6)));
+      const cb = text.charCodeAt(cs) === 91 ? RE_CHECKBOX.exec(text.slice(cs, Math.min(le, cs + 6))) : null;
       const after = cb ? cs + cb[0].length : 0;
       if (cb && (after === le || text.charCodeAt(after) === 32 || text.charCodeAt(after) === 9)) {
         const status = cb[1]!;
@@ -885,11 +876,7 @@ class Extractor {
     const text = this.text;
     let e = this.le;
     while (e > s && (text.charCodeAt(e - 1) === 32 || text.charCodeAt(e - 1) === 9)) e--;
-    b.starts.push(s);
-    b.ends.push(e);
-    b.lineNos.push(this.lineNo);
-    b.lineStarts.push(this.ls);
-    b.indents.push(indent);
+    b.pl.push(s, e, this.lineNo, this.ls, indent);
   }
 
   // ---------------------------------------------------------------- leaves
@@ -901,19 +888,16 @@ class Extractor {
   stripDefinitions(b: Blk): boolean {
     const text = this.text;
     let k = 0;
-    if (text.charCodeAt(b.starts[0]!) === 91) {
+    const pl = b.pl;
+    if (text.charCodeAt(pl[0]!) === 91) {
       let content = '';
-      for (let i = 0; i < b.starts.length; i++) content += (i ? '\n' : '') + text.slice(b.starts[i]!, b.ends[i]!);
+      for (let i = 0; i < pl.length; i += 5) content += (i ? '\n' : '') + text.slice(pl[i]!, pl[i + 1]!);
       k = definitionLines(content, this.definedLabels);
     }
     if (k > 0) {
-      b.starts.splice(0, k);
-      b.ends.splice(0, k);
-      b.lineNos.splice(0, k);
-      b.lineStarts.splice(0, k);
-      b.indents.splice(0, k);
+      pl.splice(0, 5 * k);
     }
-    if (b.starts.length === 0) {
+    if (pl.length === 0) {
       if (b.ownerItem) b.ownerItem.firstChildPara = null;
       return false;
     }
@@ -931,16 +915,25 @@ class Extractor {
 
   paraSegment(b: Blk): Segment {
     const text = this.text;
-    const nl = b.starts.length;
-    if (nl === 1) return this.singleSegment(b.starts[0]!, b.ends[0]!, b.lineNos[0]!, b.lineStarts[0]!);
+    const pl = b.pl;
+    const nl = pl.length / 5;
+    if (nl === 1) return this.singleSegment(pl[0]!, pl[1]!, pl[2]!, pl[3]!);
     const segStarts: number[] = [];
     let p = '';
     for (let i = 0; i < nl; i++) {
       if (i > 0) p += '\n';
       segStarts.push(p.length);
-      p += text.slice(b.starts[i]!, b.ends[i]!);
+      p += text.slice(pl[5 * i]!, pl[5 * i + 1]!);
     }
-    return { p, segStarts, srcStarts: b.starts.slice(), lineNos: b.lineNos.slice(), lineStartOffs: b.lineStarts.slice() };
+    const srcStarts: number[] = [];
+    const lineNos: number[] = [];
+    const lineStartOffs: number[] = [];
+    for (let i = 0; i < pl.length; i += 5) {
+      srcStarts.push(pl[i]!);
+      lineNos.push(pl[i + 2]!);
+      lineStartOffs.push(pl[i + 3]!);
+    }
+    return { p, segStarts, srcStarts, lineNos, lineStartOffs };
   }
 
   singleSegment(s: number, e: number, lineNo = this.lineNo, lineStart = this.ls): Segment {
@@ -980,8 +973,9 @@ class Extractor {
   setextHeading(para: Blk, level: number): void {
     const text = this.text;
     const parts: string[] = [];
-    for (let i = 0; i < para.starts.length; i++) parts.push(text.slice(para.starts[i]!, para.ends[i]!).trim());
-    this.headings.push({ level, text: parts.join(' '), line: para.lineNos[0]! });
+    const pl = para.pl;
+    for (let i = 0; i < pl.length; i += 5) parts.push(text.slice(pl[i]!, pl[i + 1]!).trim());
+    this.headings.push({ level, text: parts.join(' '), line: pl[2]! });
     this.scanPhrasing(this.paraSegment(para), false);
     if (para.ownerItem) para.ownerItem.firstChildPara = null;
   }
@@ -1050,7 +1044,11 @@ class Extractor {
     const n = p.length;
     const masks: number[] = []; // pairs [from, to)
     // bracket openers: position, isImage, active
-    const openers: Array<{ pos: number; image: boolean; active: boolean; bracketAfter: boolean }> = [];
+    const openers: Array<{ pos: number; image: boolean; epoch: number; bracketAfter: boolean }> = [];
+    // A link deactivates every `[` opener before it: bump the epoch instead of visiting them.
+    let epoch = 0;
+    // Backtick run lengths known to have no closer after the current position.
+    let noCloser: Set<number> | null = null;
     const found: Array<{ start: number; end: number; labelStart: number; labelEnd: number; url: string; image: boolean }> = [];
     let i = 0;
     const special = RE_INLINE_NEXT;
@@ -1067,7 +1065,7 @@ class Extractor {
         const len = j - i;
         let k = j;
         let close = -1;
-        for (;;) {
+        for (; noCloser === null || !noCloser.has(len); ) {
           const q = p.indexOf('`', k);
           if (q < 0) break;
           let r = q;
@@ -1081,7 +1079,10 @@ class Extractor {
         if (close >= 0) {
           masks.push(i, close);
           i = close;
-        } else i = j;
+        } else {
+          (noCloser ??= new Set()).add(len);
+          i = j;
+        }
       } else if (c === 60) {
         let e = -1;
         RE_AUTOLINK_URI.lastIndex = i;
@@ -1100,15 +1101,15 @@ class Extractor {
         } else i++;
       } else if (c === 33 && p.charCodeAt(i + 1) === 91) {
         if (openers.length > 0) openers[openers.length - 1]!.bracketAfter = true;
-        openers.push({ pos: i, image: true, active: true, bracketAfter: false });
+        openers.push({ pos: i, image: true, epoch, bracketAfter: false });
         i += 2;
       } else if (c === 91) {
         if (openers.length > 0) openers[openers.length - 1]!.bracketAfter = true;
-        openers.push({ pos: i, image: false, active: true, bracketAfter: false });
+        openers.push({ pos: i, image: false, epoch, bracketAfter: false });
         i++;
       } else if (c === 93) {
         const op = openers.pop();
-        if (!op || !op.active) {
+        if (!op || (!op.image && op.epoch !== epoch)) {
           i++;
           continue;
         }
@@ -1124,7 +1125,7 @@ class Extractor {
             if (n2 > 2) ref = p.slice(i + 2, i + n2);
             else if (!op.bracketAfter) ref = p.slice(labelStart, i);
             if (ref !== null && labels.has(normalizeLabel(ref))) {
-              if (!op.image) for (const o of openers) if (!o.image) o.active = false;
+              if (!op.image) epoch++;
               i = n2 > 0 ? i + 1 + n2 : i + 1;
               continue;
             }
@@ -1135,9 +1136,7 @@ class Extractor {
         if (op.image) {
           // links inside an image description are not links
           for (let f = found.length - 1; f >= 0; f--) if (found[f]!.start > op.pos) found.splice(f, 1);
-        } else {
-          for (const o of openers) if (!o.image) o.active = false;
-        }
+        } else epoch++;
         found.push({ start: op.pos, end: tail.end, labelStart, labelEnd: i, url: tail.url, image: op.image });
         masks.push(op.pos, tail.end);
         i = tail.end;
@@ -1372,6 +1371,26 @@ function linkLabelLength(p: string, i: number): number {
     k++;
   }
   return 0;
+}
+
+/** ` {0,3}(=+|-+)[ \t]*` from `i` (indentation already skipped). */
+function isSetextUnderline(text: string, i: number, le: number): boolean {
+  const ch = text.charCodeAt(i);
+  while (i < le && text.charCodeAt(i) === ch) i++;
+  while (i < le && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+  return i >= le;
+}
+
+/** Three or more of the same `*`, `-` or `_`, with only spaces/tabs between. */
+function isThematicBreak(text: string, i: number, le: number): boolean {
+  const ch = text.charCodeAt(i);
+  let count = 0;
+  for (; i < le; i++) {
+    const c = text.charCodeAt(i);
+    if (c === ch) count++;
+    else if (c !== 32 && c !== 9) return false;
+  }
+  return count >= 3;
 }
 
 /** Skip spaces/tabs and at most one line ending (CommonMark `spnl`). */
