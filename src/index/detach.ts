@@ -47,7 +47,7 @@ function flatValue(v: unknown, seen: Set<object>): unknown {
 }
 
 /**
- * Strings that repeat across notes (link targets, subpaths, labels, tags,
+ * Strings that repeat across notes (link targets and subpaths, tags,
  * heading texts) are also shared through this table: one copy of `Home`
  * for ten thousand `[[Home]]` links. It is dropped and restarted when it
  * grows past `INTERN_MAX` entries, so strings of deleted notes do not
@@ -86,7 +86,7 @@ export function detachStrings(facts: NoteFacts): void {
     l.target = intern(l.target);
     if (l.heading !== null) l.heading = intern(l.heading);
     if (l.blockId !== null && l.blockId.length >= SLICE_MIN) l.blockId = flat(l.blockId);
-    if (l.alias !== null) l.alias = intern(l.alias);
+    if (l.alias !== null && l.alias.length >= SLICE_MIN) l.alias = flat(l.alias);
   }
   for (const t of f.tasks) {
     if (t.text.length >= SLICE_MIN) t.text = flat(t.text);

@@ -9,6 +9,8 @@ import type { BlockAnchor, Link, NoteFacts } from '../markdown/facts.js';
 import {
   addToSortedMap,
   aliasKeyOfTarget,
+  dependsOnSource,
+  nameKeyOfLower,
   byLengthThenPath,
   byPath,
   nameKeyOfPath,
@@ -475,7 +477,7 @@ export class HomeIndex {
       const target = links[i]!.target;
       if (target === '') continue;
       const ak = aliasKeyOfTarget(target);
-      const nk = nameKeyOfPath(target);
+      const nk = nameKeyOfLower(ak);
       this.addKey(nk, rec, i);
       if (ak !== nk) this.addKey(ak, rec, i);
     }
@@ -483,8 +485,23 @@ export class HomeIndex {
     this.pendingNotes.add(rec);
   }
 
+  /**
+   * Resolve a link during a flush. Nothing changes the Home during a flush,
+   * and most links (wikilinks not starting with ./ or ../) resolve the same
+   * from every note, so those answers are shared through `cache`.
+   */
+  private resolveCached(from: string, l: Link, cache: Map<string, string | null>): string | null {
+    if (dependsOnSource(l.target, l.kind)) return resolveTarget(this.lookup, from, l.target, l.kind);
+    let r = cache.get(l.target);
+    if (r === undefined) {
+      r = resolveTarget(this.lookup, from, l.target, l.kind);
+      cache.set(l.target, r);
+    }
+    return r;
+  }
+
   /** Resolve all links of a registered note. */
-  private attachLinks(rec: NoteRec): void {
+  private attachLinks(rec: NoteRec, cache: Map<string, string | null>): void {
     const path = rec.entry.path;
     const links = rec.entry.facts.links;
     let unresolved = 0;
@@ -494,7 +511,7 @@ export class HomeIndex {
         rec.resolved[i] = path;
         continue;
       }
-      const r = resolveTarget(this.lookup, path, l.target, l.kind);
+      const r = this.resolveCached(path, l, cache);
       rec.resolved[i] = r;
       if (r === null) unresolved++;
       else this.addIncoming(r, rec);
@@ -512,7 +529,7 @@ export class HomeIndex {
       const target = links[i]!.target;
       if (target === '') continue;
       const ak = aliasKeyOfTarget(target);
-      const nk = nameKeyOfPath(target);
+      const nk = nameKeyOfLower(ak);
       if (!keys.includes(nk)) keys.push(nk);
       if (ak !== nk && !keys.includes(ak)) keys.push(ak);
       if (!rec.attached) continue;
@@ -543,7 +560,7 @@ export class HomeIndex {
   }
 
   /** Re-resolve every resolved link carrying `key`. */
-  private reresolve(key: string): void {
+  private reresolve(key: string, cache: Map<string, string | null>): void {
     const refs = this.linksByKey.get(key);
     if (refs === undefined) return;
     for (let k = 0; k < refs.length; k += 2) {
@@ -551,7 +568,7 @@ export class HomeIndex {
       if (!src.attached) continue; // resolved in full when attached
       const i = refs[k + 1] as number;
       const l = src.entry.facts.links[i]!;
-      const r = resolveTarget(this.lookup, src.entry.path, l.target, l.kind);
+      const r = this.resolveCached(src.entry.path, l, cache);
       const old = src.resolved[i]!;
       if (r === old) continue;
       src.resolved[i] = r;
@@ -582,16 +599,18 @@ export class HomeIndex {
    * arrived meanwhile, so a bulk load resolves every link exactly once.
    */
   private flushLinks(budgetMs = Infinity): boolean {
+    if (this.pendingKeys.size === 0 && this.pendingNotes.size === 0) return true;
     const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    const cache = new Map<string, string | null>();
     let n = 0;
     for (const key of this.pendingKeys) {
       this.pendingKeys.delete(key);
-      this.reresolve(key);
+      this.reresolve(key, cache);
       if ((++n & 63) === 0 && performance.now() > deadline) return false;
     }
     for (const rec of this.pendingNotes) {
       this.pendingNotes.delete(rec);
-      this.attachLinks(rec);
+      this.attachLinks(rec, cache);
       if ((++n & 63) === 0 && performance.now() > deadline) return false;
     }
     return true;

@@ -41,21 +41,34 @@ function endsWithMd(s: string): boolean {
   );
 }
 
+/**
+ * The name key of an already lowercased path or target: its last segment,
+ * a trailing `.md` removed. Paths and targets are lowercased whole first,
+ * then cut, so both sides get their keys the same way.
+ */
+export function nameKeyOfLower(lower: string): string {
+  const name = lower.slice(lower.lastIndexOf('/') + 1);
+  return endsWithMd(name) ? name.slice(0, -3) : name;
+}
+
 /** The name key of a Home path: lowercased file name, a trailing `.md` removed. */
 export function nameKeyOfPath(path: string): string {
-  let name = path.slice(path.lastIndexOf('/') + 1);
-  if (endsWithMd(name)) name = name.slice(0, -3);
-  return name.toLowerCase();
+  return nameKeyOfLower(path.toLowerCase());
 }
 
 /** The name key of a link target (same rule as paths, so candidates share it). */
 export function nameKeyOfTarget(target: string): string {
-  return nameKeyOfPath(target);
+  return nameKeyOfLower(target.toLowerCase());
 }
 
 /** The alias key of a link target: the whole target, lowercased. */
 export function aliasKeyOfTarget(target: string): string {
   return target.toLowerCase();
+}
+
+/** Whether resolving `target` depends on the linking note's folder. */
+export function dependsOnSource(target: string, kind: 'wikilink' | 'markdown'): boolean {
+  return kind === 'markdown' ? target.charCodeAt(0) !== 47 /* / */ : isExplicitRelative(target);
 }
 
 /**
@@ -183,7 +196,8 @@ export function resolveTarget(
   const exact = findExact(lookup, fromPath, target, kind);
   if (exact !== null) return exact;
   // 2. File name ignoring case, qualified by any folders given; shortest path, then code-unit order.
-  const key = nameKeyOfTarget(target);
+  const lower = target.toLowerCase();
+  const key = nameKeyOfLower(lower);
   const last = target.slice(target.lastIndexOf('/') + 1);
   if (key !== '' && last !== '.' && last !== '..') {
     const candidates = lookup.byName(key);
@@ -201,7 +215,7 @@ export function resolveTarget(
     }
   }
   // 3. A note whose frontmatter alias equals the target ignoring case.
-  const byAlias = lookup.byAlias(aliasKeyOfTarget(target));
+  const byAlias = lookup.byAlias(lower);
   if (byAlias !== undefined && byAlias.length > 0) return byAlias[0]!;
   return null;
 }

@@ -13,15 +13,44 @@ export function tagKey(tag: string): string {
 }
 
 /**
- * Every tag path a tag counts toward, in its spelling: `a/b/c` gives `a`,
- * `a/b`, `a/b/c`. A `/` at the start or right after another `/`
- * does not end a level.
+ * Where a tag's levels end: `a/b/c` ends levels at 1 and 3, then at its
+ * length. A `/` at the start or right after another `/` does not end a
+ * level. The spelling and the lowercased key of each level are cut at the
+ * `/`s of the tag and of its lowercased form (the same `/`s; positions only
+ * differ for the few characters whose lowercase is longer).
  */
-function* levels(tag: string): Generator<string> {
+function levelEnds(tag: string): number[] {
+  const out: number[] = [];
   for (let i = 1; i < tag.length; i++) {
-    if (tag.charCodeAt(i) === 47 /* / */ && tag.charCodeAt(i - 1) !== 47) yield tag.slice(0, i);
+    if (tag.charCodeAt(i) === 47 /* / */ && tag.charCodeAt(i - 1) !== 47) out.push(i);
   }
-  yield tag;
+  out.push(tag.length);
+  return out;
+}
+
+/** A tag's levels: spellings and lowercased keys, shallowest first (the last is the tag itself). */
+interface Levels {
+  spellings: string[];
+  keys: string[];
+}
+
+/** Levels per tag spelling: tags repeat across notes, so they are cut once. Restarted when large. */
+let levelCache = new Map<string, Levels>();
+
+function levelsOf(tag: string): Levels {
+  let lv = levelCache.get(tag);
+  if (lv !== undefined) return lv;
+  const lower = tag.toLowerCase();
+  const ends = levelEnds(tag);
+  const lowerEnds = lower.length === tag.length ? ends : levelEnds(lower);
+  lv = { spellings: [], keys: [] };
+  for (let j = 0; j < ends.length; j++) {
+    lv.spellings.push(ends[j] === tag.length ? tag : tag.slice(0, ends[j]));
+    lv.keys.push(lowerEnds[j] === lower.length ? lower : lower.slice(0, lowerEnds[j]));
+  }
+  if (levelCache.size >= 50_000) levelCache = new Map();
+  levelCache.set(tag, lv);
+  return lv;
 }
 
 interface TagNode {
@@ -48,12 +77,15 @@ export class TagIndex {
   /** Index a note's tags (already deduplicated case-insensitively, as in NoteFacts.tags). */
   add(path: string, tags: readonly string[]): void {
     for (const tag of tags) {
-      for (const spelling of levels(tag)) {
-        const n = this.node(spelling.toLowerCase());
+      const { spellings, keys } = levelsOf(tag);
+      let n: TagNode | undefined;
+      for (let j = 0; j < keys.length; j++) {
+        const spelling = spellings[j]!;
+        n = this.node(keys[j]!);
         n.nested.add(path);
         n.spellings.set(spelling, (n.spellings.get(spelling) ?? 0) + 1);
       }
-      this.node(tag.toLowerCase()).direct.add(path);
+      n!.direct.add(path);
     }
   }
 
@@ -63,8 +95,10 @@ export class TagIndex {
     // reach the same level: `a/b` and `a/c` both reach `a`).
     const reached = new Set<string>();
     for (const tag of tags) {
-      for (const spelling of levels(tag)) {
-        const key = spelling.toLowerCase();
+      const { spellings, keys } = levelsOf(tag);
+      for (let j = 0; j < keys.length; j++) {
+        const spelling = spellings[j]!;
+        const key = keys[j]!;
         const n = this.nodes.get(key);
         if (n === undefined) continue;
         const c = (n.spellings.get(spelling) ?? 0) - 1;
@@ -72,7 +106,7 @@ export class TagIndex {
         else n.spellings.delete(spelling);
         reached.add(key);
       }
-      this.nodes.get(tag.toLowerCase())?.direct.delete(path);
+      this.nodes.get(keys[keys.length - 1]!)?.direct.delete(path);
     }
     for (const key of reached) {
       const n = this.nodes.get(key)!;

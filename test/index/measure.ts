@@ -17,6 +17,11 @@ const N = Number(process.argv[2] ?? 10_000);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+/** Process CPU time (user + system) in ms: less noisy than wall time on a busy machine. */
+const cpuNow = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
 
 function makeVault(count: number, seed: number): Array<{ path: string; text: string }> {
   const r = prng(seed);
@@ -81,17 +86,24 @@ async function main() {
   // 1. Indexing from facts (search documents queued; 'lazy' so nothing runs in between).
   let idx: HomeIndex | null = new HomeIndex({ mode: 'lazy' });
   t0 = performance.now();
+  let c0 = cpuNow();
   for (let i = 0; i < N; i++) idx.upsertNote(vault[i]!.path, facts[i]!, stat(vault[i]!.text), vault[i]!.text);
   const tIndex = performance.now() - t0;
+  const cIndex = cpuNow() - c0;
   t0 = performance.now();
+  c0 = cpuNow();
   const unresolvedCount = idx.unresolved().length; // resolves every pending link
   const tLinks = performance.now() - t0;
+  const cLinks = cpuNow() - c0;
   t0 = performance.now();
+  c0 = cpuNow();
   idx.flushSearch();
   const tSearch = performance.now() - t0;
+  const cSearch = cpuNow() - c0;
   console.log(
-    `index ${N} notes from facts: upserts ${ms(tIndex)} + link resolution ${ms(tLinks)} = ${ms(tIndex + tLinks)} (${unresolvedCount} unresolved); full-text catch-up (MiniSearch add, background in production): ${ms(tSearch)}`,
+    `index ${N} notes from facts: upserts ${ms(tIndex)} (cpu ${ms(cIndex)}) + link resolution ${ms(tLinks)} (cpu ${ms(cLinks)}) = ${ms(tIndex + tLinks)} (${unresolvedCount} unresolved)`,
   );
+  console.log(`full-text catch-up (MiniSearch, background in production): ${ms(tSearch)} (cpu ${ms(cSearch)})`);
 
   // Memory: drop the texts and our facts array (the index keeps its own references).
   vault = null;
@@ -125,8 +137,10 @@ async function main() {
   const parsed = JSON.parse(json);
   const tParse = performance.now() - t0;
   t0 = performance.now();
+  c0 = cpuNow();
   const back = HomeIndex.fromSnapshot(parsed, { mode: 'lazy' });
   const tFrom = performance.now() - t0;
+  const cFrom = cpuNow() - c0;
   t0 = performance.now();
   back.unresolved();
   const tBackLinks = performance.now() - t0;
@@ -134,7 +148,7 @@ async function main() {
   back.flushSearch();
   const tLoad = performance.now() - t0;
   console.log(
-    `snapshot: toSnapshot ${ms(tTo)}, stringify ${ms(tStr)} (${mb(json.length)}), parse ${ms(tParse)}, fromSnapshot ${ms(tFrom)} + link resolution ${ms(tBackLinks)}, MiniSearch load (deferred) ${ms(tLoad)}`,
+    `snapshot: toSnapshot ${ms(tTo)}, stringify ${ms(tStr)} (${mb(json.length)}), parse ${ms(tParse)}, fromSnapshot ${ms(tFrom)} (cpu ${ms(cFrom)}) + link resolution ${ms(tBackLinks)}, MiniSearch load (deferred) ${ms(tLoad)}`,
   );
   idx = null;
 

@@ -10,7 +10,7 @@ import { HomeIndex, type IndexingMode } from '../../src/index/home-index.js';
 import { addFile, addNote, linkState } from './helpers.js';
 
 const NOTE_PATHS = ['A.md', 'B.md', 'x/A.md', 'x/y/B.md', 'C.md', 'x/C.md', 'Dup.md', 'y/Dup.md', 'Nick.md'];
-const FILE_PATHS = ['img.png', 'x/img.png', 'A', 'doc.pdf', 'x/y/Doc.PDF'];
+const FILE_PATHS = ['img.png', 'x/img.png', 'A', 'doc.pdf', 'x/y/Doc.PDF', 'x/A.md' /* also a note path: type switches */];
 const TARGETS = ['A', 'a', 'B', 'x/A', 'y/B', 'C.md', 'img.png', 'A.md', 'Nick', 'nick', 'Other', '../A', './C', 'x/img.png', 'doc.pdf', 'dup', '/x/C', ''];
 const TAGS = ['t', 'T/u', 't/u/v', 'w', 'W/x'];
 
