@@ -217,11 +217,14 @@ export class HomeIndex {
   private readonly searchIdx: SearchIndex;
   private readonly mode: IndexingMode;
   private readonly sliceMs: number;
+  private readonly idleMs: number;
+  /** When the index was last written to (upsert/remove), for idle detection. */
+  private lastWrite = 0;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   /** Notes whose links are not resolved yet. */
   private readonly pendingNotes = new Set<NoteRec>();
   /** Keys whose (resolved) links must be resolved again. */
   private readonly pendingKeys = new Set<string>();
-  private linksScheduled = false;
 
   private readonly lookup: PathLookup = {
     has: (p) => this.notesByPath.has(p) || this.filesByPath.has(p),
@@ -233,7 +236,9 @@ export class HomeIndex {
   constructor(opts: HomeIndexOptions = {}, searchSnapshot?: IndexSnapshot['search']) {
     this.mode = opts.mode ?? 'background';
     this.sliceMs = opts.sliceMs ?? 10;
-    this.searchIdx = new SearchIndex(this.mode, this.sliceMs, searchSnapshot);
+    this.idleMs = opts.idleMs ?? 50;
+    this.searchIdx = new SearchIndex(this.mode === 'sync', searchSnapshot, () => this.schedule());
+    if (searchSnapshot !== undefined) this.schedule();
   }
 
   // ------------------------------------------------------------------ writes
@@ -264,6 +269,7 @@ export class HomeIndex {
     } else if (old === undefined) {
       this.searchIdx.set(this.searchDoc(path, facts, ''));
     }
+    this.written();
   }
 
   /** Index any other file (known for link resolution and listings). */
@@ -280,7 +286,7 @@ export class HomeIndex {
     const key = nameKeyOfPath(path);
     addToSortedMap(this.byName, key, path, byLengthThenPath);
     this.touchKey(key);
-    this.linksChanged();
+    this.written();
   }
 
   /** Forget a note or file. Links to it fall back to the next candidate or become unresolved. */
@@ -292,7 +298,7 @@ export class HomeIndex {
       const key = nameKeyOfPath(path);
       removeFromSortedMap(this.byName, key, path, byLengthThenPath);
       this.touchKey(key);
-      this.linksChanged();
+      this.written();
       return;
     }
     const rec = this.notesByPath.get(path);
@@ -306,7 +312,7 @@ export class HomeIndex {
     this.searchIdx.delete(path);
     this.touchKey(key);
     for (const a of rec.aliasKeys) this.touchKey(a);
-    this.linksChanged();
+    this.written();
   }
 
   private searchDoc(path: string, facts: NoteFacts, body: string): SearchDoc {
@@ -359,7 +365,6 @@ export class HomeIndex {
     if (isNew) this.touchKey(key);
     for (const a of aliasKeys) if (!oldAliases.includes(a)) this.touchKey(a);
     for (const a of oldAliases) if (!aliasKeys.includes(a)) this.touchKey(a);
-    this.linksChanged();
   }
 
   /** Undo what `putNote` registered for the note's current facts, except the note map, name index and derived id. */
@@ -581,15 +586,44 @@ export class HomeIndex {
     }
   }
 
-  private linksChanged(): void {
-    if (this.pendingKeys.size === 0 && this.pendingNotes.size === 0) return;
+  /** After every public write: resolve now (`sync`) or let the background scheduler know. */
+  private written(): void {
+    this.lastWrite = performance.now();
     if (this.mode === 'sync') this.flushLinks();
-    else if (this.mode === 'background' && !this.linksScheduled) {
-      this.linksScheduled = true;
-      setImmediate(() => {
-        this.linksScheduled = false;
-        if (!this.flushLinks(this.sliceMs)) this.linksChanged();
-      }).unref();
+    else this.schedule();
+  }
+
+  /**
+   * Background scheduling (mode `background`): deferred work runs only once
+   * the index has not been written to for `idleMs`, so a bulk load (a vault
+   * scan) is not slowed down by it and resolves each link once at the end;
+   * then it runs in slices of `sliceMs`, links first, with the event loop
+   * free in between.
+   */
+  private schedule(): void {
+    if (this.mode !== 'background' || this.timer !== null) return;
+    if (!this.hasDeferredWork()) return;
+    this.timer = setTimeout(() => this.tick(), this.idleMs);
+    this.timer.unref();
+  }
+
+  private hasDeferredWork(): boolean {
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.searchIdx.busy;
+  }
+
+  private tick(): void {
+    this.timer = null;
+    const quiet = performance.now() - this.lastWrite;
+    if (quiet < this.idleMs) {
+      this.timer = setTimeout(() => this.tick(), Math.max(1, this.idleMs - quiet));
+      this.timer.unref();
+      return;
+    }
+    const linksDone = this.flushLinks(this.sliceMs);
+    const searchDone = linksDone ? this.searchIdx.step(this.sliceMs) : false;
+    if (!linksDone || !searchDone) {
+      this.timer = setImmediate(() => this.tick());
+      this.timer.unref();
     }
   }
 

@@ -6,13 +6,13 @@
  * Adding ~30 MB of Markdown to MiniSearch takes seconds, far longer than
  * everything else the index does, so documents go through a pending queue:
  * a change is queued (the newest change per path wins) and applied in short
- * background slices, on demand, or at once, depending on the `IndexingMode`.
+ * background slices when the index is idle, on demand, or at once,
+ * depending on the `IndexingMode`.
  * `search()` always applies everything pending first, so results are never
  * stale. A queued body is the only copy of note text the index holds, and
  * only until it is applied.
  */
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
-import type { IndexingMode } from './types.js';
 
 export interface SearchDoc {
   path: string;
@@ -146,25 +146,32 @@ export interface SearchStatus {
   lost: boolean;
 }
 
+/**
+ * MiniSearch plus a queue of pending changes. It never schedules anything
+ * itself: `HomeIndex` calls `step()` from its idle-time scheduler, and every
+ * read (`search`, `toJSON`, `flush`) first applies what is pending.
+ */
 export class SearchIndex {
   private ms: MiniSearch<SearchDoc> | null;
   private snapshot: AsPlainObject | null;
   private readonly pending = new Map<string, SearchDoc | null>();
-  private scheduled = false;
   private asyncLoad: Promise<void> | null = null;
   private lost = false;
   /** See `addDocument`. */
   private readonly termCache = new Map<string, Map<number, Map<number, number>>>();
 
+  /**
+   * `immediate`: apply changes at once (mode `sync`), loading a snapshot's
+   * index right away. `onLoaded` is called when a background load finishes.
+   */
   constructor(
-    private readonly mode: IndexingMode,
-    private readonly sliceMs: number,
+    private readonly immediate: boolean,
     snapshot?: AsPlainObject,
+    private readonly onLoaded: () => void = () => undefined,
   ) {
     this.snapshot = snapshot ?? null;
     this.ms = snapshot ? null : new MiniSearch(MINISEARCH_OPTIONS);
-    if (snapshot && mode === 'sync') this.loadNow();
-    if (snapshot) this.schedule();
+    if (snapshot && immediate) this.loadNow();
   }
 
   /** Queue (or apply) the document for `doc.path`. */
@@ -178,12 +185,8 @@ export class SearchIndex {
   }
 
   private change(path: string, doc: SearchDoc | null): void {
-    if (this.mode === 'sync' && this.ms !== null && this.pending.size === 0) {
-      this.apply(path, doc);
-      return;
-    }
-    this.pending.set(path, doc);
-    this.schedule();
+    if (this.immediate && this.ms !== null && this.pending.size === 0) this.apply(path, doc);
+    else this.pending.set(path, doc);
   }
 
   private apply(path: string, doc: SearchDoc | null): void {
@@ -203,44 +206,37 @@ export class SearchIndex {
     this.ms = MiniSearch.loadJS(js, MINISEARCH_OPTIONS);
   }
 
-  private schedule(): void {
-    if (this.mode !== 'background' || this.scheduled) return;
-    this.scheduled = true;
-    const h = setImmediate(() => this.slice());
-    h.unref();
+  /** Whether `step()` has anything to do. */
+  get busy(): boolean {
+    return this.pending.size > 0 || (this.ms === null && this.asyncLoad === null);
   }
 
-  private slice(): void {
-    this.scheduled = false;
+  /**
+   * One background step of at most about `budgetMs`: start loading a
+   * snapshot's index asynchronously (MiniSearch.loadJSAsync yields every
+   * 1000 terms), or apply pending changes. True when nothing is left to do
+   * right now.
+   */
+  step(budgetMs: number): boolean {
     if (this.ms === null) {
-      // Load a snapshot's index without blocking the event loop for long.
       if (this.asyncLoad === null) {
         const js = this.snapshot!;
-        this.asyncLoad = MiniSearch.loadJSAsync(js, MINISEARCH_OPTIONS).then(
-          (ms) => {
-            // A search may have loaded it synchronously in the meantime.
-            if (this.snapshot === js) {
-              this.snapshot = null;
-              this.termCache.clear();
-              this.ms = ms;
-            }
-            this.asyncLoad = null;
-            this.schedule();
-          },
-          () => {
-            if (this.snapshot === js) {
-              this.snapshot = null;
-              this.ms = new MiniSearch(MINISEARCH_OPTIONS);
-              this.lost = true;
-            }
-            this.asyncLoad = null;
-            this.schedule();
-          },
-        );
+        const done = (ms: MiniSearch<SearchDoc> | null) => {
+          // A search may have loaded it synchronously in the meantime.
+          if (this.snapshot === js) {
+            this.snapshot = null;
+            this.termCache.clear();
+            this.ms = ms ?? new MiniSearch(MINISEARCH_OPTIONS);
+            this.lost = ms === null;
+          }
+          this.asyncLoad = null;
+          this.onLoaded();
+        };
+        this.asyncLoad = MiniSearch.loadJSAsync(js, MINISEARCH_OPTIONS).then(done, () => done(null));
       }
-      return;
+      return true;
     }
-    if (!this.flush(this.sliceMs)) this.schedule();
+    return this.flush(budgetMs);
   }
 
   /** Apply pending changes for up to `budgetMs`; true when nothing is left pending. */

@@ -115,8 +115,8 @@ export interface SearchHit {
  * When deferred work runs. Link resolution and the full-text index are
  * deferred; everything else (notes, files, ids, tags, tasks, blocks) is
  * updated inside the upsert/remove call.
- * - `background` (default): pending work runs in short slices on the event
- *   loop (`setImmediate`);
+ * - `background` (default): pending work runs once the index has not been
+ *   written to for `idleMs`, in short slices on the event loop;
  * - `sync`: inside `upsertNote`/`upsertFile`/`remove` (slow for bulk loads:
  *   links may be resolved twice and MiniSearch runs per note);
  * - `lazy`: only when a query needs it, or on `flush()`.
@@ -130,4 +130,6 @@ export interface HomeIndexOptions {
   mode?: IndexingMode;
   /** Time budget of one background slice in ms (default 10). */
   sliceMs?: number;
+  /** Background work waits until no write happened for this long, in ms (default 50). */
+  idleMs?: number;
 }
