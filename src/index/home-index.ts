@@ -8,9 +8,8 @@ import { createHash } from 'node:crypto';
 import type { BlockAnchor, Link, NoteFacts } from '../markdown/facts.js';
 import {
   addToSortedMap,
-  aliasKeyOfTarget,
   dependsOnSource,
-  nameKeyOfLower,
+  keysOfTarget,
   byLengthThenPath,
   byPath,
   nameKeyOfPath,
@@ -481,8 +480,7 @@ export class HomeIndex {
     for (let i = 0; i < links.length; i++) {
       const target = links[i]!.target;
       if (target === '') continue;
-      const ak = aliasKeyOfTarget(target);
-      const nk = nameKeyOfLower(ak);
+      const { alias: ak, name: nk } = keysOfTarget(target);
       this.addKey(nk, rec, i);
       if (ak !== nk) this.addKey(ak, rec, i);
     }
@@ -533,8 +531,7 @@ export class HomeIndex {
     for (let i = 0; i < links.length; i++) {
       const target = links[i]!.target;
       if (target === '') continue;
-      const ak = aliasKeyOfTarget(target);
-      const nk = nameKeyOfLower(ak);
+      const { alias: ak, name: nk } = keysOfTarget(target);
       if (!keys.includes(nk)) keys.push(nk);
       if (ak !== nk && !keys.includes(ak)) keys.push(ak);
       if (!rec.attached) continue;

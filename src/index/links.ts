@@ -66,6 +66,31 @@ export function aliasKeyOfTarget(target: string): string {
   return target.toLowerCase();
 }
 
+/** A link target's alias key (lowercased) and name key. */
+export interface TargetKeys {
+  readonly alias: string;
+  readonly name: string;
+}
+
+/**
+ * Keys per target string. Targets repeat across notes (and are shared by
+ * detach.ts), so lowercasing and cutting happen once per distinct target,
+ * and the keys come back as the same string objects, whose hashes V8 has
+ * already computed. Restarted when large.
+ */
+let keyCache = new Map<string, TargetKeys>();
+
+export function keysOfTarget(target: string): TargetKeys {
+  let k = keyCache.get(target);
+  if (k === undefined) {
+    const alias = target.toLowerCase();
+    k = { alias, name: nameKeyOfLower(alias) };
+    if (keyCache.size >= 200_000) keyCache = new Map();
+    keyCache.set(target, k);
+  }
+  return k;
+}
+
 /** Whether resolving `target` depends on the linking note's folder. */
 export function dependsOnSource(target: string, kind: 'wikilink' | 'markdown'): boolean {
   return kind === 'markdown' ? target.charCodeAt(0) !== 47 /* / */ : isExplicitRelative(target);
