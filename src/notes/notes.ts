@@ -59,7 +59,7 @@ export function fileNameFor(title: string): string {
 }
 
 /** Writes a new file under Notes/, adding " 2", " 3", ... when the name is taken (in any case). */
-async function writeNewNote(scope: Scope, base: string, ext: string, text: string): Promise<string> {
+export async function writeNewNote(scope: Scope, base: string, ext: string, text: string): Promise<string> {
   for (let n = 1; n < 1000; n++) {
     const path = `${NOTES_ROOT}${base}${n === 1 ? '' : ` ${n}`}${ext}`;
     checkWritable(scope, path);

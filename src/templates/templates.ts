@@ -12,7 +12,7 @@ import type { NoteEntry } from '../index/home-index.js';
 import { extractFacts } from '../markdown/extract.js';
 import { checkWritable, visible, type Scope } from '../notes/access.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
-import { checkNotesFolder, fileNameFor, noteRecord, NOTES_ROOT, type NoteRecord } from '../notes/notes.js';
+import { checkNotesFolder, fileNameFor, noteRecord, NOTES_ROOT, writeNewNote, type NoteRecord } from '../notes/notes.js';
 
 export const TEMPLATES_ROOT = 'Templates/';
 export const SETTINGS_PATH = '.quire/templates.json';
@@ -149,22 +149,6 @@ export function fillTemplate(text: string, title: string, now: Date): string {
   });
 }
 
-/** Writes a new note under Notes/, adding " 2", " 3", ... when the name is taken (in any case). */
-async function writeNew(scope: Scope, base: string, text: string): Promise<string> {
-  for (let n = 1; n < 1000; n++) {
-    const path = `${NOTES_ROOT}${base}${n === 1 ? '' : ` ${n}`}.md`;
-    checkWritable(scope, path);
-    try {
-      await scope.vault.home.write(path, text, { ifNoneMatch: '*', quotaBytes: scope.quotaBytes });
-      return path;
-    } catch (e) {
-      if (e instanceof AppError && (e.status === 412 || e.code === 'name_conflict_case')) continue;
-      throw e;
-    }
-  }
-  throw errors.conflict(`Too many notes named "${base}"`);
-}
-
 export async function createFromTemplate(
   scope: Scope,
   body: { folder?: string | null; template_id?: string | null; title: string },
@@ -192,7 +176,7 @@ export async function createFromTemplate(
   } else {
     text = editFrontmatter('', null, own);
   }
-  const path = await writeNew(scope, fileNameFor(title), text);
+  const path = await writeNewNote(scope, fileNameFor(title), '.md', text);
   const n = scope.index.noteByPath(path);
   if (!n) throw new AppError('internal', 'The note was written but is not in the index');
   return { ...noteRecord(n), template_id: tpl?.id ?? null };
