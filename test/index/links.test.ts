@@ -231,7 +231,7 @@ describe('incremental backlinks', () => {
     for (const mode of ['sync', 'lazy', 'background'] as const) {
       const idx = new HomeIndex({ mode });
       for (const [p, t] of files) addNote(idx, p, t);
-      if (mode === 'background') await new Promise((r) => setTimeout(r, 20));
+      if (mode === 'background') await new Promise((r) => setTimeout(r, 80));
       answers.push([idx.backlinks('A.md'), idx.backlinks('B.md'), idx.unresolved(), idx.search('bee').map((h) => h.path)]);
     }
     expect(answers[1]).toEqual(answers[0]);

@@ -76,7 +76,8 @@ describe('search', () => {
     const idx = new HomeIndex({ mode: 'background', sliceMs: 1 });
     for (let i = 0; i < 200; i++) addNote(idx, `n/${i}.md`, `note ${i} word${i % 7}`);
     expect(idx.searchStatus().pending).toBe(200);
-    await new Promise((r) => setTimeout(r, 200));
+    // Nothing runs while writes keep coming; then it catches up in slices (allow a slow, busy machine).
+    for (let i = 0; i < 500 && idx.searchStatus().pending > 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(idx.searchStatus()).toEqual({ pending: 0, loaded: true, lost: false });
     expect(idx.pendingWork()).toEqual({ notes: 0, keys: 0, search: 0 });
     addNote(idx, 'n/new.md', 'brandnew');

@@ -74,7 +74,7 @@ describe('snapshot', () => {
     const snap = JSON.parse(JSON.stringify(sample().toSnapshot()));
     const bg = HomeIndex.fromSnapshot(snap);
     expect(bg.searchStatus().loaded).toBe(false);
-    for (let i = 0; i < 50 && !bg.searchStatus().loaded; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && !bg.searchStatus().loaded; i++) await new Promise((r) => setTimeout(r, 10));
     expect(bg.searchStatus()).toEqual({ pending: 0, loaded: true, lost: false });
     const lazy = HomeIndex.fromSnapshot(snap, { mode: 'lazy' });
     addNote(lazy, 'new.md', 'zanzibar');
