@@ -320,8 +320,9 @@ export class HomeIndex {
     return { path, title, body, tags: facts.tags.join(' '), aliases: facts.aliases.join(' ') };
   }
 
-  private putNote(path: string, facts: NoteFacts, stat: FileStat): void {
-    detachStrings(facts);
+  /** `fresh`: facts straight from JSON.parse (already flat, short strings shared by V8), no need to detach. */
+  private putNote(path: string, facts: NoteFacts, stat: FileStat, fresh = false): void {
+    if (!fresh) detachStrings(facts);
     if (this.filesByPath.has(path)) this.remove(path);
     let rec = this.notesByPath.get(path);
     const isNew = rec === undefined;
@@ -887,7 +888,7 @@ export class HomeIndex {
     checkSnapshot(s);
     const idx = new HomeIndex(opts, s.search);
     for (const f of s.files) idx.upsertFile(f.path, f.stat);
-    for (const n of s.notes) idx.putNote(n.path, n.facts, n.stat);
+    for (const n of s.notes) idx.putNote(n.path, n.facts, n.stat, true);
     return idx;
   }
 }
