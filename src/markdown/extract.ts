@@ -67,8 +67,6 @@ const RE_FENCE = /^(?:`{3,}(?![^\n\r]*`)|~{3,})/;
 const RE_CLOSING_FENCE = /^(?:`{3,}|~{3,})(?=[ \t]*$)/;
 const RE_CHECKBOX = /^\[( |[^\s[\]\\`])\]/u;
 const RE_FOOTNOTE = /^\[\^(?:[^\s[\]\\]|\\[[\]\\]?)+\]:/;
-const RE_DEFINITION =
-  /^\[(?:[^\\[\]]|\\[\s\S])*[^\s\\[\]](?:[^\\[\]]|\\[\s\S])*\]:[ \t]*(?:<(?:[^<>\\\r\n]|\\[\s\S])*>|[^\s<]\S*)(?:[ \t]+(?:"(?:[^"\\]|\\[\s\S])*"|'(?:[^'\\]|\\[\s\S])*'|\((?:[^()\\]|\\[\s\S])*\)))?[ \t]*$/;
 
 const TAGNAME = '[A-Za-z][A-Za-z0-9-]*';
 const ATTRIBUTE = '(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"\'=<>`\\x00-\\x20]+|\'[^\']*\'|"[^"]*"))?)';
@@ -636,33 +634,6 @@ class Extractor {
     const le = this.le;
     const inPara = container.k === PARA;
 
-    // table delimiter row under a one-line-or-more paragraph (GFM)
-    if (inPara && !indented && (c === 124 || c === 58 || c === 45)) {
-      const para = container;
-      const size = delimiterCells(text, nn, le);
-      if (size > 0) {
-        const pl = para.pl;
-        const last = pl.length - 5;
-        const hs = pl[last]!;
-        const he = pl[last + 1]!;
-        if (pl[last + 4]! < 4 && headerCells(text, hs, he) === size) {
-          this.closeUnmatched();
-          this.stack.pop();
-          // the paragraph without its last line stays a paragraph
-          const header = { s: hs, e: he, line: pl[last + 2]!, lstart: pl[last + 3]! };
-          pl.length = last;
-          if (pl.length > 0) {
-            this.stack.push(para);
-            this.finalize(this.stack.pop()!);
-          } else if (para.ownerItem) {
-            para.ownerItem.firstChildPara = null;
-          }
-          this.stack.push(new Blk(TABLE));
-          this.tableRowAt(header.s, header.e, header.line, header.lstart);
-          return 3;
-        }
-      }
-    }
     if (!indented) {
       // block quote
       if (c === 62) {
@@ -691,7 +662,7 @@ class Extractor {
         while (ce > cs && (text.charCodeAt(ce - 1) === 32 || text.charCodeAt(ce - 1) === 9)) ce--;
         const seg = this.singleSegment(cs, ce);
         this.headings.push({ level, text: seg.p, line: this.lineNo });
-        this.scanPhrasing(seg, false);
+        this.scanPhrasing(seg);
         return 3;
       }
       // fenced code
@@ -747,6 +718,33 @@ class Extractor {
         this.findNextNonspace();
         this.advanceNextNonspace();
         return 1;
+      }
+    }
+    // table delimiter row under a paragraph (GFM); new containers (`- | -`) win
+    if (inPara && !indented && (c === 124 || c === 58 || c === 45)) {
+      const para = container;
+      const size = delimiterCells(text, nn, le);
+      if (size > 0) {
+        const pl = para.pl;
+        const last = pl.length - 5;
+        const hs = pl[last]!;
+        const he = pl[last + 1]!;
+        if (pl[last + 4]! < 4 && headerCells(text, hs, he) === size) {
+          this.closeUnmatched();
+          this.stack.pop();
+          // the paragraph without its last line stays a paragraph
+          const header = { s: hs, e: he, line: pl[last + 2]!, lstart: pl[last + 3]! };
+          pl.length = last;
+          if (pl.length > 0) {
+            this.stack.push(para);
+            this.finalize(this.stack.pop()!);
+          } else if (para.ownerItem) {
+            para.ownerItem.firstChildPara = null;
+          }
+          this.stack.push(new Blk(TABLE));
+          this.tableRowAt(header.s, header.e, header.line, header.lstart);
+          return 3;
+        }
       }
     }
     // indented code
@@ -942,7 +940,7 @@ class Extractor {
 
   finalizeParagraph(b: Blk): void {
     const seg = this.paraSegment(b);
-    const masked = this.scanPhrasing(seg, true);
+    const masked = this.scanPhrasing(seg);
     const item = b.ownerItem;
     let anchor: BlockAnchor | null = null;
     if (masked !== null && masked.lastIndexOf('^') >= 0) {
@@ -976,7 +974,7 @@ class Extractor {
     const pl = para.pl;
     for (let i = 0; i < pl.length; i += 5) parts.push(text.slice(pl[i]!, pl[i + 1]!).trim());
     this.headings.push({ level, text: parts.join(' '), line: pl[2]! });
-    this.scanPhrasing(this.paraSegment(para), false);
+    this.scanPhrasing(this.paraSegment(para));
     if (para.ownerItem) para.ownerItem.firstChildPara = null;
   }
 
@@ -1005,7 +1003,7 @@ class Extractor {
         let ce = i;
         while (cs < ce && (text.charCodeAt(cs) === 32 || text.charCodeAt(cs) === 9)) cs++;
         while (ce > cs && (text.charCodeAt(ce - 1) === 32 || text.charCodeAt(ce - 1) === 9)) ce--;
-        if (ce > cs) this.scanPhrasing(this.singleSegment(cs, ce, lineNo, lineStart), false);
+        if (ce > cs) this.scanPhrasing(this.singleSegment(cs, ce, lineNo, lineStart));
         cellStart = i + 1;
       }
     }
@@ -1038,7 +1036,7 @@ class Extractor {
    * Find Markdown links, mask code spans / HTML / autolinks / links, then
    * find wikilinks and tags in what stays visible. Returns the masked text.
    */
-  scanPhrasing(seg: Segment, _isParagraph: boolean): string | null {
+  scanPhrasing(seg: Segment): string | null {
     const p = seg.p;
     if (!INLINE_SPECIAL.test(p)) return p;
     const n = p.length;

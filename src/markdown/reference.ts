@@ -204,8 +204,20 @@ export function referenceFacts(text: string, path: string): NoteFacts {
           mark(s, endOf(n), 1);
           return;
         }
+        case 'break': {
+          // `\` or trailing spaces, the line ending, and sometimes the next
+          // line's container prefix: only the part up to the line ending is
+          // the break.
+          const s = startOf(n);
+          const e = endOf(n);
+          const nl = src.slice(s, e).search(/\r\n|\r|\n/);
+          const after = nl < 0 ? e : s + nl + (src.startsWith('\r\n', s + nl) ? 2 : 1);
+          mark(s, after, 1);
+          mark(after, e, 2);
+          return;
+        }
         default:
-          // inlineCode, html, break and anything unexpected: not text.
+          // inlineCode, html and anything unexpected: not text.
           mark(startOf(n), endOf(n), 1);
       }
     };

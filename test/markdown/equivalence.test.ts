@@ -94,4 +94,22 @@ describe('fast extractor = remark reference', () => {
       { numRuns: 4000, seed: 20241122 },
     );
   }, 300_000);
+
+  // Lines with random container prefixes, contents and line endings (lone CR too).
+  const PREFIXES = ['', '', '> ', '>', '  ', '    ', '\t', '- ', '1. ', '2) ', '* ', '> - ', '   ', ' ', '>  ', '- [ ] ', '  - ', '\t- ', '> > ', '[^1]: ', '    - '];
+  const CONTENTS = [
+    'text #tag', '[[Link]] and [md](a b.md)', '`code #x`', '```', '~~~', '#', '# Head #h', '---', '===', '***', '| a | b |',
+    '|---|---|', '- x', '', '<div>', '<!--', '-->', '<b>', '[d]: /u', '^id', 'para ^blk', '$$', 'x $$ #m $$', 'a\\', 'foo  ',
+    '[x] y', '[ ] z', '`multi', 'line`', '#t1 #2 #t/3', '![[E]]', '[a](<b c.md>)', 'www.x.com ', '[^1]', '* * *', '- | -',
+  ];
+  it('on random container/line-ending structures (fast-check)', () => {
+    const line = fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(...CONTENTS));
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 10 }), fc.constantFrom('\n', '\r\n', '\r'), fc.boolean(), (lines, eol, final) => {
+        const text = lines.map(([p, c]) => p + c).join(eol) + (final ? eol : '');
+        expect(extractFacts(text, 's.md')).toEqual(referenceFacts(text, 's.md'));
+      }),
+      { numRuns: 3000, seed: 7 },
+    );
+  }, 300_000);
 });
