@@ -134,7 +134,7 @@ function isExplicitRelative(t: string): boolean {
   return t.startsWith('./') || t.startsWith('../');
 }
 
-/** `p` itself or `p.md`, in the order `exactOrder` says, when present. */
+/** `p` itself or `p.md`, whichever exists first in the given order (0: only `p`; 1: `p.md`, then `p`; 2: `p`, then `p.md`). */
 function tryExact(lookup: PathLookup, p: string | null, order: 0 | 1 | 2): string | null {
   if (p === null) return null;
   if (order === 0) return lookup.has(p) ? p : null;
@@ -221,8 +221,7 @@ export function resolveTarget(
   const exact = findExact(lookup, fromPath, target, kind);
   if (exact !== null) return exact;
   // 2. File name ignoring case, qualified by any folders given; shortest path, then code-unit order.
-  const lower = target.toLowerCase();
-  const key = nameKeyOfLower(lower);
+  const { alias: lower, name: key } = keysOfTarget(target);
   const last = target.slice(target.lastIndexOf('/') + 1);
   if (key !== '' && last !== '.' && last !== '..') {
     const candidates = lookup.byName(key);

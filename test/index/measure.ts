@@ -72,6 +72,8 @@ function percentile(xs: number[], p: number): number {
 }
 
 async function main() {
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
   let vault: Array<{ path: string; text: string }> | null = makeVault(N, 1);
   const bytes = vault.reduce((a, n) => a + Buffer.byteLength(n.text), 0);
   let t0 = performance.now();
@@ -80,8 +82,6 @@ async function main() {
   const tagc = facts.reduce((a, f) => a + f.tags.length, 0);
   console.log(`vault: ${N} notes, ${mb(bytes)}, ${(links / N).toFixed(1)} links/note, ${(tagc / N).toFixed(1)} tags/note; extractFacts ${ms(performance.now() - t0)} (not counted)`);
 
-  gc();
-  const heap0 = process.memoryUsage().heapUsed;
 
   // 1. Indexing from facts (search documents queued; 'lazy' so nothing runs in between).
   let idx: HomeIndex | null = new HomeIndex({ mode: 'lazy' });
@@ -111,7 +111,9 @@ async function main() {
   gc();
   gc();
   const mu = process.memoryUsage();
-  console.log(`memory after indexing: heap used ${mb(mu.heapUsed)} (index ≈ ${mb(mu.heapUsed - heap0)} incl. facts), RSS ${mb(mu.rss)}`);
+  console.log(
+    `memory after indexing (texts dropped): heap used ${mb(mu.heapUsed)}, of which the index ≈ ${mb(mu.heapUsed - heap0)} (facts + structures + MiniSearch); RSS ${mb(mu.rss)}`,
+  );
 
   // Queries on the 10k index.
   const lat: number[] = [];
