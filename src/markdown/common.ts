@@ -333,7 +333,11 @@ export interface RawFacts {
   wordCount: number;
 }
 
-const byOffset = <T extends { offset: number }>(a: T, b: T) => a.offset - b.offset;
+/** Sort by `key` unless already in order (the common case). */
+function sorted<T>(xs: T[], cmp: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < xs.length; i++) if (cmp(xs[i - 1]!, xs[i]!) > 0) return xs.slice().sort(cmp);
+  return xs;
+}
 
 export function assembleFacts(path: string, raw: RawFacts): NoteFacts {
   let frontmatter: Record<string, unknown> | null = null;
@@ -344,7 +348,7 @@ export function assembleFacts(path: string, raw: RawFacts): NoteFacts {
     frontmatterError = p.error;
   }
   const fm = frontmatterFacts(frontmatter);
-  const tagOccurrences = raw.tagOccurrences.slice().sort(byOffset);
+  const tagOccurrences = sorted(raw.tagOccurrences, (a, b) => a.offset - b.offset);
   let title: string;
   let titleSource: NoteFacts['titleSource'];
   const h1 = raw.headings.find((h) => h.level === 1 && h.text !== '');
@@ -370,10 +374,10 @@ export function assembleFacts(path: string, raw: RawFacts): NoteFacts {
     frontmatterTags: fm.tags,
     tagOccurrences,
     tags: dedupeTags([...fm.tags, ...tagOccurrences.map((t) => t.tag)]),
-    headings: raw.headings.slice().sort((a, b) => a.line - b.line),
-    blocks: raw.blocks.slice().sort((a, b) => a.line - b.line || a.column - b.column),
-    links: raw.links.slice().sort((a, b) => a.start - b.start),
-    tasks: raw.tasks.slice().sort((a, b) => a.line - b.line),
+    headings: sorted(raw.headings, (a, b) => a.line - b.line),
+    blocks: sorted(raw.blocks, (a, b) => a.line - b.line || a.column - b.column),
+    links: sorted(raw.links, (a, b) => a.start - b.start),
+    tasks: sorted(raw.tasks, (a, b) => a.line - b.line),
     wordCount: raw.wordCount,
   };
 }

@@ -174,6 +174,24 @@ function backslashesBefore(s: string, i: number): number {
   return n;
 }
 
+/**
+ * Index of the `^` of a block id ending `s` (`(^|\s)\^[A-Za-z0-9-]+[ \t]*$`), or -1.
+ */
+function trailingBlockId(s: string): number {
+  let e = s.length;
+  while (e > 0 && (s.charCodeAt(e - 1) === 32 || s.charCodeAt(e - 1) === 9)) e--;
+  let i = e;
+  for (;;) {
+    const c = s.charCodeAt(i - 1);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45) i--;
+    else break;
+  }
+  if (i === e || i === 0 || s.charCodeAt(i - 1) !== 94) return -1;
+  const caret = i - 1;
+  if (caret > 0 && !isSpaceCode(s.charCodeAt(caret - 1))) return -1;
+  return caret;
+}
+
 /** Mask `$$ … $$` pairs (math) in visible text. */
 function maskMath(s: string): string {
   let i = s.indexOf('$$');
@@ -943,12 +961,11 @@ class Extractor {
     const masked = this.scanPhrasing(seg);
     const item = b.ownerItem;
     let anchor: BlockAnchor | null = null;
-    if (masked !== null && masked.lastIndexOf('^') >= 0) {
-      const m = /(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$/.exec(masked);
-      if (m) {
-        const idx = m.index + m[0].indexOf('^');
+    if (masked !== null) {
+      const idx = trailingBlockId(masked);
+      if (idx >= 0) {
         this.locate(seg, idx);
-        anchor = { id: m[1]!, line: this.locLine, column: this.locColumn };
+        anchor = { id: masked.slice(idx + 1).replace(/[ \t]+$/, ''), line: this.locLine, column: this.locColumn };
         this.blocks.push(anchor);
       }
     }
