@@ -45,6 +45,11 @@ export const MINISEARCH_OPTIONS: Options<SearchDoc> = {
     const t = term.toLowerCase();
     return t.length < 13 ? t : (' ' + t).slice(1);
   },
+  // MiniSearch vacuums in batches with a timer between them; documents added or
+  // discarded in between change the tree under its iterator (a crash seen when
+  // 1,000 notes were rewritten). One batch as large as the index makes each
+  // vacuum a single synchronous sweep, run when a tenth of the entries are stale.
+  autoVacuum: { minDirtCount: 20, minDirtFactor: 0.1, batchSize: Number.MAX_SAFE_INTEGER, batchWait: 0 },
 };
 
 const QUERY_DEFAULTS = {
