@@ -1028,6 +1028,12 @@ class Extractor {
 
   // ----------------------------------------------------------------- inline
 
+  // scratch arrays of scanPhrasing
+  masks: number[] = [];
+  oPos: number[] = [];
+  oFlags: number[] = [];
+  oEpoch: number[] = [];
+
   // results of `locate`
   locOffset = 0;
   locLine = 0;
@@ -1057,14 +1063,18 @@ class Extractor {
     const p = seg.p;
     if (!INLINE_SPECIAL.test(p)) return p;
     const n = p.length;
-    const masks: number[] = []; // pairs [from, to)
-    // bracket openers: position, isImage, active
-    const openers: Array<{ pos: number; image: boolean; epoch: number; bracketAfter: boolean }> = [];
+    const masks = this.masks; // pairs [from, to)
+    masks.length = 0;
+    // bracket openers as a stack of (position, flags, epoch); flags: 1 image, 2 bracket after
+    const oPos = this.oPos;
+    const oFlags = this.oFlags;
+    const oEpoch = this.oEpoch;
+    let on = 0;
     // A link deactivates every `[` opener before it: bump the epoch instead of visiting them.
     let epoch = 0;
     // Backtick run lengths known to have no closer after the current position.
     let noCloser: Set<number> | null = null;
-    const found: Array<{ start: number; end: number; labelStart: number; labelEnd: number; url: string; image: boolean }> = [];
+    let found: Array<{ start: number; end: number; labelStart: number; labelEnd: number; url: string; image: boolean }> | null = null;
     let i = 0;
     const special = RE_INLINE_NEXT;
     while (i < n) {
@@ -1115,20 +1125,30 @@ class Extractor {
           i = e;
         } else i++;
       } else if (c === 33 && p.charCodeAt(i + 1) === 91) {
-        if (openers.length > 0) openers[openers.length - 1]!.bracketAfter = true;
-        openers.push({ pos: i, image: true, epoch, bracketAfter: false });
+        if (on > 0) oFlags[on - 1] = oFlags[on - 1]! | 2;
+        oPos[on] = i;
+        oFlags[on] = 1;
+        oEpoch[on++] = epoch;
         i += 2;
       } else if (c === 91) {
-        if (openers.length > 0) openers[openers.length - 1]!.bracketAfter = true;
-        openers.push({ pos: i, image: false, epoch, bracketAfter: false });
+        if (on > 0) oFlags[on - 1] = oFlags[on - 1]! | 2;
+        oPos[on] = i;
+        oFlags[on] = 0;
+        oEpoch[on++] = epoch;
         i++;
       } else if (c === 93) {
-        const op = openers.pop();
-        if (!op || (!op.image && op.epoch !== epoch)) {
+        if (on === 0) {
           i++;
           continue;
         }
-        const labelStart = op.pos + (op.image ? 2 : 1);
+        on--;
+        const opPos = oPos[on]!;
+        const opImage = (oFlags[on]! & 1) === 1;
+        if (!opImage && oEpoch[on] !== epoch) {
+          i++;
+          continue;
+        }
+        const labelStart = opPos + (opImage ? 2 : 1);
         const tail = p.charCodeAt(i + 1) === 40 ? parseLinkTail(p, i + 2) : null;
         if (!tail) {
           // a reference link to a definition of this note: plain text for
@@ -1138,9 +1158,9 @@ class Extractor {
             const n2 = p.charCodeAt(i + 1) === 91 ? linkLabelLength(p, i + 1) : 0;
             let ref: string | null = null;
             if (n2 > 2) ref = p.slice(i + 2, i + n2);
-            else if (!op.bracketAfter) ref = p.slice(labelStart, i);
+            else if ((oFlags[on]! & 2) === 0) ref = p.slice(labelStart, i);
             if (ref !== null && labels.has(normalizeLabel(ref))) {
-              if (!op.image) epoch++;
+              if (!opImage) epoch++;
               i = n2 > 0 ? i + 1 + n2 : i + 1;
               continue;
             }
@@ -1148,16 +1168,17 @@ class Extractor {
           i++;
           continue;
         }
-        if (op.image) {
+        if (found === null) found = [];
+        if (opImage) {
           // links inside an image description are not links
-          for (let f = found.length - 1; f >= 0; f--) if (found[f]!.start > op.pos) found.splice(f, 1);
+          for (let f = found.length - 1; f >= 0; f--) if (found[f]!.start > opPos) found.splice(f, 1);
         } else epoch++;
-        found.push({ start: op.pos, end: tail.end, labelStart, labelEnd: i, url: tail.url, image: op.image });
-        masks.push(op.pos, tail.end);
+        found.push({ start: opPos, end: tail.end, labelStart, labelEnd: i, url: tail.url, image: opImage });
+        masks.push(opPos, tail.end);
         i = tail.end;
       } else i++;
     }
-    for (const f of found) {
+    if (found !== null) for (const f of found) {
       const parts = parseMarkdownDestination(f.url);
       if (parts === null) continue;
       const e = this.srcOffset(seg, f.end - 1) + 1;
