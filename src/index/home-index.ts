@@ -80,7 +80,10 @@ type Refs = Array<NoteRec | number>;
  */
 interface TargetRec {
   sources: NoteRec[] | null;
-  /** Parallel to `sources`: that source's frozen Backlink, or null until asked for (or after it changed). */
+  /**
+   * Parallel to `sources` once backlinks were asked for (null before): that
+   * source's frozen Backlink, or null until asked for again after it changed.
+   */
   built: Array<Backlink | null> | null;
 }
 
@@ -421,17 +424,24 @@ export class HomeIndex {
   /** A link of `src` now resolves to `path` (src.resolved already says so). */
   private addIncoming(path: string, src: NoteRec): void {
     const t = this.target(path)!;
-    if (t.sources === null) {
+    const sources = t.sources;
+    if (sources === null) {
       t.sources = [src];
-      t.built = [null];
       return;
     }
-    const k = findSource(t.sources, src.entry.path);
-    if (k >= 0) t.built![k] = null;
-    else {
-      t.sources.splice(~k, 0, src);
-      t.built!.splice(~k, 0, null);
+    const p = src.entry.path;
+    const n = sources.length;
+    const last = sources[n - 1]!.entry.path;
+    let k: number;
+    if (last < p) k = ~n; // appending: the common case when notes arrive in path order
+    else if (last === p) k = n - 1;
+    else k = findSource(sources, p);
+    if (k >= 0) {
+      if (t.built !== null) t.built[k] = null;
+      return;
     }
+    insertAt(sources, ~k, src);
+    if (t.built !== null) insertAt(t.built, ~k, null);
   }
 
   /** A link of `src` no longer resolves to `path` (src.resolved already says so). */
@@ -440,8 +450,8 @@ export class HomeIndex {
     if (t === undefined || t.sources === null) return; // the target itself is gone
     const k = findSource(t.sources, src.entry.path);
     if (k < 0) return;
-    if (linksTo(src, path)) t.built![k] = null;
-    else this.dropSource(t, k);
+    if (!linksTo(src, path)) this.dropSource(t, k);
+    else if (t.built !== null) t.built[k] = null;
   }
 
   /**
@@ -471,7 +481,7 @@ export class HomeIndex {
       t.built = null;
     } else {
       t.sources!.splice(k, 1);
-      t.built!.splice(k, 1);
+      t.built?.splice(k, 1);
     }
   }
 
@@ -734,7 +744,7 @@ export class HomeIndex {
     const t = this.target(path);
     if (t === undefined || t.sources === null) return [];
     const sources = t.sources;
-    const built = t.built!;
+    const built = (t.built ??= new Array<Backlink | null>(sources.length).fill(null));
     const out: Backlink[] = new Array(sources.length);
     for (let k = 0; k < sources.length; k++) {
       let b = built[k]!;
@@ -891,6 +901,18 @@ export class HomeIndex {
     for (const n of s.notes) idx.putNote(n.path, n.facts, n.stat, true);
     return idx;
   }
+}
+
+/** Insert `x` at `i` (small arrays: a shift loop; large ones: splice). */
+function insertAt<T>(arr: T[], i: number, x: T): void {
+  const n = arr.length;
+  if (n > 32) {
+    arr.splice(i, 0, x);
+    return;
+  }
+  arr.push(x);
+  for (let j = n; j > i; j--) arr[j] = arr[j - 1]!;
+  arr[i] = x;
 }
 
 /** Binary search of `path` in sources sorted by path: its index, or ~insertion point. */
