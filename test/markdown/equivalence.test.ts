@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { extractFacts } from '../../src/markdown/extract.js';
 import { referenceFacts } from '../../src/markdown/reference.js';
@@ -30,6 +30,14 @@ function same(text: string, path: string): void {
   expect(extractFacts(text, path), path).toEqual(referenceFacts(text, path));
 }
 
+/**
+ * These tests are long and synchronous. Without a timer turn now and then the
+ * worker never reads vitest's replies, and its RPC timeout fires
+ * ("Timeout calling onTaskUpdate") although every test passes.
+ */
+const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
+afterEach(breathe);
+
 describe('fast extractor = remark reference', () => {
   it('on every hand-made fixture in vault-fixtures/markdown', () => {
     const files = markdownFiles(fixtures);
@@ -42,18 +50,22 @@ describe('fast extractor = remark reference', () => {
     hasCorpus
       ? 'on every Markdown file of the Obsidian Help vault (shared corpora)'
       : 'on the Obsidian Help vault — skipped: the shared corpora (../shared/corpora/obsidian-help-en) are absent',
-    () => {
+    async () => {
       const files = markdownFiles(corpus);
       expect(files.length).toBeGreaterThan(100);
-      for (const f of files) same(readFileSync(f, 'utf8'), relative(corpus, f));
+      for (const [n, f] of files.entries()) {
+        same(readFileSync(f, 'utf8'), relative(corpus, f));
+        if (n % 20 === 19) await breathe();
+      }
     },
     300_000,
   );
 
   for (let part = 0; part < 4; part++) {
-    it(`on generated notes ${part * 500}–${part * 500 + 499} (2,000 in all)`, () => {
+    it(`on generated notes ${part * 500}–${part * 500 + 499} (2,000 in all)`, async () => {
       for (let i = part * 500; i < (part + 1) * 500; i++) {
         same(generateNote(2024, i, { sections: 1 + (i % 4) }), `gen/note-${i}.md`);
+        if (i % 50 === 49) await breathe();
       }
     }, 300_000);
   }
@@ -84,12 +96,14 @@ describe('fast extractor = remark reference', () => {
   ];
   const SEPARATORS = ['\n', '\n\n', ' ', '', '\n  ', '\n> ', '\n- ', '\n\t', '\r\n'];
 
-  it('on random combinations of tricky snippets (fast-check)', () => {
+  it('on random combinations of tricky snippets (fast-check)', async () => {
     const piece = fc.tuple(fc.constantFrom(...SEPARATORS), fc.constantFrom(...SNIPPETS));
-    fc.assert(
-      fc.property(fc.constantFrom(...SNIPPETS), fc.array(piece, { maxLength: 8 }), (first, rest) => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...SNIPPETS), fc.array(piece, { maxLength: 8 }), async (first, rest) => {
         const text = first + rest.map(([sep, s]) => sep + s).join('');
         expect(extractFacts(text, 'p.md')).toEqual(referenceFacts(text, 'p.md'));
+        if (++runs % 100 === 0) await breathe();
       }),
       { numRuns: 4000, seed: 20241122 },
     );
@@ -102,13 +116,20 @@ describe('fast extractor = remark reference', () => {
     '|---|---|', '- x', '', '<div>', '<!--', '-->', '<b>', '[d]: /u', '^id', 'para ^blk', '$$', 'x $$ #m $$', 'a\\', 'foo  ',
     '[x] y', '[ ] z', '`multi', 'line`', '#t1 #2 #t/3', '![[E]]', '[a](<b c.md>)', 'www.x.com ', '[^1]', '* * *', '- | -',
   ];
-  it('on random container/line-ending structures (fast-check)', () => {
+  it('on random container/line-ending structures (fast-check)', async () => {
     const line = fc.tuple(fc.constantFrom(...PREFIXES), fc.constantFrom(...CONTENTS));
-    fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 10 }), fc.constantFrom('\n', '\r\n', '\r'), fc.boolean(), (lines, eol, final) => {
-        const text = lines.map(([p, c]) => p + c).join(eol) + (final ? eol : '');
-        expect(extractFacts(text, 's.md')).toEqual(referenceFacts(text, 's.md'));
-      }),
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 10 }),
+        fc.constantFrom('\n', '\r\n', '\r'),
+        fc.boolean(),
+        async (lines, eol, final) => {
+          const text = lines.map(([p, c]) => p + c).join(eol) + (final ? eol : '');
+          expect(extractFacts(text, 's.md')).toEqual(referenceFacts(text, 's.md'));
+          if (++runs % 100 === 0) await breathe();
+        },
+      ),
       { numRuns: 3000, seed: 7 },
     );
   }, 300_000);
