@@ -47,8 +47,8 @@ function flatValue(v: unknown, seen: Set<object>): unknown {
 }
 
 /**
- * Strings that repeat across notes (link targets and subpaths, tags,
- * heading texts) are also shared through this table: one copy of `Home`
+ * Strings that repeat across notes (link targets and subpaths, tags) are
+ * also shared through this table: one copy of `Home`
  * for ten thousand `[[Home]]` links. It is dropped and restarted when it
  * grows past `INTERN_MAX` entries, so strings of deleted notes do not
  * accumulate forever (strings already shared stay shared).
@@ -65,6 +65,12 @@ function intern(s: string): string {
   return copy;
 }
 
+/** `s` as found in `pool` (already interned), else interned. */
+function sameAs(s: string, pool: readonly string[]): string {
+  for (const p of pool) if (p === s) return p;
+  return intern(s);
+}
+
 function internArray(a: string[]): void {
   for (let i = 0; i < a.length; i++) a[i] = intern(a[i]!);
 }
@@ -76,11 +82,13 @@ export function detachStrings(facts: NoteFacts): void {
   if (f.id !== null && f.id.length >= SLICE_MIN) f.id = flat(f.id);
   if (f.frontmatterError !== null) f.frontmatterError = flat(f.frontmatterError);
   flatArray(f.aliases);
-  internArray(f.frontmatterTags);
   internArray(f.tags);
+  // Frontmatter tags and inline tag occurrences mostly repeat `tags` (same
+  // spelling): reuse those strings without hashing, intern the rest.
+  for (let i = 0; i < f.frontmatterTags.length; i++) f.frontmatterTags[i] = sameAs(f.frontmatterTags[i]!, f.tags);
   if (f.frontmatter !== null) flatValue(f.frontmatter, new Set());
-  for (const t of f.tagOccurrences) t.tag = intern(t.tag);
-  for (const h of f.headings) h.text = intern(h.text);
+  for (const t of f.tagOccurrences) t.tag = sameAs(t.tag, f.tags);
+  for (const h of f.headings) if (h.text.length >= SLICE_MIN) h.text = flat(h.text);
   for (const b of f.blocks) if (b.id.length >= SLICE_MIN) b.id = flat(b.id);
   for (const l of f.links) {
     l.target = intern(l.target);

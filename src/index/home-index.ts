@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import type { BlockAnchor, Link, NoteFacts } from '../markdown/facts.js';
 import {
   addToSortedMap,
+  allOf,
+  firstOf,
   dependsOnSource,
   keysOfTarget,
   byLengthThenPath,
@@ -16,6 +18,7 @@ import {
   removeFromSortedMap,
   resolveTarget,
   type PathLookup,
+  type PathSet,
 } from './links.js';
 import { SearchIndex, type SearchDoc, type SearchStatus } from './search.js';
 import { checkSnapshot, INDEX_SNAPSHOT_FORMAT, INDEX_SNAPSHOT_VERSION, type IndexSnapshot } from './snapshot.js';
@@ -201,21 +204,21 @@ export class HomeIndex {
   private readonly notesByPath = new Map<string, NoteRec>();
   private readonly filesByPath = new Map<string, FileRec>();
   /** Name key → note and file paths, shortest first. */
-  private readonly byName = new Map<string, string[]>();
+  private readonly byName = new Map<string, PathSet>();
   /** Lowercased alias → note paths, shortest first. */
-  private readonly byAlias = new Map<string, string[]>();
+  private readonly byAlias = new Map<string, PathSet>();
   /** Name key or alias key → the links carrying it, as (note, link index) pairs. */
   private readonly linksByKey = new Map<string, Refs>();
   private readonly unresolvedSources = new Set<string>();
   /** Frontmatter id → paths claiming it, in path order; the first owns it. */
-  private readonly idClaims = new Map<string, string[]>();
+  private readonly idClaims = new Map<string, PathSet>();
   /** derivedId → path (whether or not that note uses it). */
   private readonly derivedIds = new Map<string, string>();
   private readonly tagIndex = new TagIndex();
   /** Block id → paths of notes with that anchor, in path order. */
-  private readonly blockIdx = new Map<string, string[]>();
+  private readonly blockIdx = new Map<string, PathSet>();
   /** Block id → paths of notes with a task carrying that id, in path order. */
-  private readonly taskBlockIdx = new Map<string, string[]>();
+  private readonly taskBlockIdx = new Map<string, PathSet>();
   private readonly searchIdx: SearchIndex;
   private readonly mode: IndexingMode;
   private readonly sliceMs: number;
@@ -390,7 +393,7 @@ export class HomeIndex {
     if (id === null) return;
     const path = rec.entry.path;
     addToSortedMap(this.idClaims, id, path, byPath);
-    const claims = this.idClaims.get(id)!;
+    const claims = allOf(this.idClaims.get(id));
     if (claims[0] === path) {
       rec.entry.id = id;
       const prev = claims[1] !== undefined ? this.notesByPath.get(claims[1]) : undefined;
@@ -404,7 +407,7 @@ export class HomeIndex {
     if (id === null) return;
     const i = removeFromSortedMap(this.idClaims, id, rec.entry.path, byPath);
     if (i === 0) {
-      const next = this.idClaims.get(id)?.[0];
+      const next = firstOf(this.idClaims.get(id));
       if (next !== undefined) this.notesByPath.get(next)!.entry.id = id;
     }
   }
@@ -685,7 +688,7 @@ export class HomeIndex {
 
   /** The note with this id (a frontmatter id's owner first, then derived ids). */
   noteById(id: string): NoteEntry | undefined {
-    const owner = this.idClaims.get(id)?.[0];
+    const owner = firstOf(this.idClaims.get(id));
     if (owner !== undefined) return this.notesByPath.get(owner)?.entry;
     const p = this.derivedIds.get(id);
     if (p === undefined) return undefined;
@@ -805,7 +808,7 @@ export class HomeIndex {
   /** Tasks with this block id, by path then line (block ids are unique per note, not per Home). */
   tasksByBlockId(blockId: string): TaskEntry[] {
     const out: TaskEntry[] = [];
-    for (const p of this.taskBlockIdx.get(blockId) ?? EMPTY) {
+    for (const p of allOf(this.taskBlockIdx.get(blockId))) {
       const rec = this.notesByPath.get(p)!;
       const tasks = rec.entry.facts.tasks;
       for (let i = 0; i < tasks.length; i++) if (tasks[i]!.blockId === blockId) out.push(this.taskEntry(rec, i));
@@ -815,7 +818,7 @@ export class HomeIndex {
 
   /** The first task with this block id by path order (then line). */
   taskByBlockId(blockId: string): TaskEntry | undefined {
-    const p = this.taskBlockIdx.get(blockId)?.[0];
+    const p = firstOf(this.taskBlockIdx.get(blockId));
     if (p === undefined) return undefined;
     const rec = this.notesByPath.get(p)!;
     const i = rec.entry.facts.tasks.findIndex((t) => t.blockId === blockId);
@@ -830,7 +833,7 @@ export class HomeIndex {
   /** Where a block id is defined, by path then line. */
   blockOwner(blockId: string): Array<{ path: string; line: number }> {
     const out: Array<{ path: string; line: number }> = [];
-    for (const p of this.blockIdx.get(blockId) ?? EMPTY) {
+    for (const p of allOf(this.blockIdx.get(blockId))) {
       for (const b of this.notesByPath.get(p)!.entry.facts.blocks) if (b.id === blockId) out.push({ path: p, line: b.line });
     }
     return out;

@@ -16,9 +16,25 @@ export interface PathLookup {
   has(path: string): boolean;
   isNote(path: string): boolean;
   /** Paths whose name key is `key`, sorted shortest first, then code-unit order. */
-  byName(key: string): readonly string[] | undefined;
+  byName(key: string): PathSet | undefined;
   /** Notes with an alias equal to `key` ignoring case, same order. */
-  byAlias(key: string): readonly string[] | undefined;
+  byAlias(key: string): PathSet | undefined;
+}
+
+/**
+ * A sorted set of paths under one key: a single path is stored as the string
+ * itself (the common case for names, block ids and ids), more as a sorted array.
+ */
+export type PathSet = string | string[];
+
+/** The first path of a set, if any. */
+export function firstOf(s: PathSet | undefined): string | undefined {
+  return s === undefined ? undefined : typeof s === 'string' ? s : s[0];
+}
+
+/** All paths of a set, in order. */
+export function allOf(s: PathSet | undefined): readonly string[] {
+  return s === undefined ? [] : typeof s === 'string' ? [s] : s;
 }
 
 /** Shortest first, then code-unit order: the tie-break of name and alias matches. */
@@ -228,7 +244,7 @@ export function resolveTarget(
     if (candidates !== undefined) {
       const onlyNotes = endsWithMd(target);
       const suffix = suffixOf(target);
-      for (const c of candidates) {
+      for (const c of typeof candidates === 'string' ? [candidates] : candidates) {
         if (onlyNotes && !lookup.isNote(c)) continue;
         if (suffix !== null) {
           const lp = linkPathOf(c);
@@ -239,9 +255,7 @@ export function resolveTarget(
     }
   }
   // 3. A note whose frontmatter alias equals the target ignoring case.
-  const byAlias = lookup.byAlias(lower);
-  if (byAlias !== undefined && byAlias.length > 0) return byAlias[0]!;
-  return null;
+  return firstOf(lookup.byAlias(lower)) ?? null;
 }
 
 // ------------------------------------------------------------ sorted arrays
@@ -290,28 +304,37 @@ export function sortedRemove(arr: string[], x: string, cmp: (a: string, b: strin
   return -1;
 }
 
-/** Add `x` to the sorted list under `key` in `map`. */
+/** Add `x` to the sorted set under `key` in `map`. */
 export function addToSortedMap(
-  map: Map<string, string[]>,
+  map: Map<string, PathSet>,
   key: string,
   x: string,
   cmp: (a: string, b: string) => number,
 ): void {
-  const arr = map.get(key);
-  if (arr === undefined) map.set(key, [x]);
-  else sortedInsert(arr, x, cmp);
+  const cur = map.get(key);
+  if (cur === undefined) map.set(key, x);
+  else if (typeof cur === 'string') {
+    const c = cmp(cur, x);
+    if (c !== 0) map.set(key, c < 0 ? [cur, x] : [x, cur]);
+  } else sortedInsert(cur, x, cmp);
 }
 
-/** Remove `x` from the sorted list under `key`, dropping the list when empty; returns its former index or -1. */
+/** Remove `x` from the sorted set under `key`, dropping the key when empty; returns its former index or -1. */
 export function removeFromSortedMap(
-  map: Map<string, string[]>,
+  map: Map<string, PathSet>,
   key: string,
   x: string,
   cmp: (a: string, b: string) => number,
 ): number {
-  const arr = map.get(key);
-  if (arr === undefined) return -1;
-  const i = sortedRemove(arr, x, cmp);
-  if (arr.length === 0) map.delete(key);
+  const cur = map.get(key);
+  if (cur === undefined) return -1;
+  if (typeof cur === 'string') {
+    if (cur !== x) return -1;
+    map.delete(key);
+    return 0;
+  }
+  const i = sortedRemove(cur, x, cmp);
+  if (cur.length === 1) map.set(key, cur[0]!);
+  else if (cur.length === 0) map.delete(key);
   return i;
 }
