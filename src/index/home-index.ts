@@ -238,6 +238,7 @@ export class HomeIndex {
     byAlias: (k) => this.byAlias.get(k),
   };
 
+  /** `searchSnapshot` is internal (used by `fromSnapshot`). */
   constructor(opts: HomeIndexOptions = {}, searchSnapshot?: IndexSnapshot['search']) {
     this.mode = opts.mode ?? 'background';
     this.sliceMs = opts.sliceMs ?? 10;
