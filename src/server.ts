@@ -14,6 +14,7 @@ import { ChangeJournals } from './changes/journal.js';
 import { JobRunner } from './jobs/runner.js';
 import path from 'node:path';
 import { registerWeb } from './web/pages.js';
+import { ReminderScheduler } from './reminders/scheduler.js';
 
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
   const store = await SidecarStore.open(paths.sidecar(config));
@@ -21,7 +22,8 @@ export async function openServices(config: Config, log: (line: string) => void =
   const changes = new ChangeJournals();
   vaults.onVaultOpened((username, vault) => changes.attach(username, vault));
   const jobs = await JobRunner.open(path.join(paths.state(config), 'jobs.json'));
-  return { config, store, vaults, changes, jobs };
+  const reminders = new ReminderScheduler(store, Date.now, log);
+  return { config, store, vaults, changes, jobs, reminders };
 }
 
 /**
@@ -61,12 +63,15 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   log(`quire listening on ${url} (data ${config.dataDir})`);
   // Index every Home in the background; requests for a Home still indexing wait for it.
   const indexing = (services.vaults as InstanceVaults).openAll();
+  // Fire reminders that came due while the server was down, then keep firing them at their instant.
+  await services.reminders?.start();
   return {
     app,
     services,
     url,
     setupToken,
     close: async () => {
+      await services.reminders?.stop();
       await app.close();
       await services.jobs?.close();
       await indexing;

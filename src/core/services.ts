@@ -7,6 +7,7 @@ import type { SidecarStore } from '../store/sidecar.js';
 import type { Vaults } from '../vault/vaults.js';
 import type { ChangeJournals } from '../changes/journal.js';
 import type { JobRunner } from '../jobs/runner.js';
+import type { ReminderScheduler } from '../reminders/scheduler.js';
 
 export interface Services {
   config: Config;
@@ -17,4 +18,6 @@ export interface Services {
   changes?: ChangeJournals;
   /** Background jobs (tag rewrites). Absent: jobs actions answer 503. */
   jobs?: JobRunner;
+  /** Fires block reminders into the inbox; its `now()` is the clock reminders use. Absent: nothing fires. */
+  reminders?: ReminderScheduler;
 }

@@ -1,9 +1,11 @@
 /**
  * Section 4.7 of the spec: the inbox, block reminder notices, quiet hours and web push (15 actions,
- * scopes data and account). Declarations only; handlers are attached when the area is built.
+ * scopes data and account). Behaviour: docs/notifications.md.
  */
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import * as inbox from './inbox.js';
+import { previewReminder } from '../reminders/reminders.js';
 
 const AREA = '4.7 Notifications';
 
@@ -41,6 +43,7 @@ export const actions = [
     area: AREA,
     summary: 'Marks the block reminder notice of an inbox item as done.',
     input: { path: ItemId, query: OperationQuery },
+    handler: (ctx, { path, query }) => inbox.doneReminder(ctx, path.id, query.operation_id),
   }),
   defineAction({
     name: 'notifications_get_quiet_hours',
@@ -72,6 +75,7 @@ export const actions = [
     summary:
       'Deletes an inbox item; with an `operation_id` its mutation receipt can be read and undone afterwards.',
     input: { path: ItemId, query: OperationQuery },
+    handler: (ctx, { path, query }) => inbox.deleteItem(ctx, path.id, query.operation_id),
   }),
   defineAction({
     name: 'notifications_inbox_get',
@@ -87,6 +91,7 @@ export const actions = [
     area: AREA,
     summary: 'Reads one inbox item.',
     input: { path: ItemId },
+    handler: (ctx, { path }) => inbox.getItem(ctx, path.id),
   }),
   defineAction({
     name: 'notifications_inbox_list',
@@ -113,6 +118,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { query }) => inbox.listInbox(ctx, query),
   }),
   defineAction({
     name: 'notifications_inbox_mark_all_read',
@@ -138,6 +144,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { query }) => inbox.markAllRead(ctx, query.until_ms),
   }),
   defineAction({
     name: 'notifications_inbox_mark_read',
@@ -153,6 +160,7 @@ export const actions = [
     area: AREA,
     summary: 'Marks one inbox item read.',
     input: { path: ItemId },
+    handler: (ctx, { path }) => inbox.markRead(ctx, path.id),
   }),
   defineAction({
     name: 'notifications_inbox_mutation_receipt',
@@ -169,6 +177,7 @@ export const actions = [
     summary:
       "Reads the receipt of an inbox action, to reconcile its outcome under the authenticated User's receipt scope.",
     input: { path: ReceiptId },
+    handler: (ctx, { path }) => inbox.getReceipt(ctx, path.id),
   }),
   defineAction({
     name: 'notifications_preview_block_reminder',
@@ -196,6 +205,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => previewReminder(ctx, body),
   }),
   defineAction({
     name: 'notifications_set_quiet_hours',
@@ -240,6 +250,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, query, body }) => inbox.snoozeReminder(ctx, path.id, body.minutes, query.operation_id),
   }),
   defineAction({
     name: 'notifications_subscribe',
@@ -285,6 +296,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, body }) => inbox.undo(ctx, path.id, body.operation_id),
   }),
   defineAction({
     name: 'notifications_unsubscribe',

@@ -1,10 +1,12 @@
 /**
  * Notes area of the spec (document 2), "Block reminders" (4 actions, scope data).
  * A reminder sits on a stable block anchor (`^id`) of a Note and fires at one absolute instant.
- * Declarations only; handlers are attached when the area is built.
+ * Reminders live in the sidecar store and fire from src/reminders/scheduler.ts (docs/notifications.md).
  */
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { reply } from '../actions/reply.js';
+import * as r from './reminders.js';
 
 const AREA = 'Block reminders';
 
@@ -55,6 +57,8 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, headers, body }) =>
+      reply(await r.createReminder(ctx, path.id, headers['if-match'], body), { status: 201 }),
   }),
   defineAction({
     name: 'notes_delete_block_reminder',
@@ -71,6 +75,7 @@ export const actions = [
     summary:
       "Removes a block reminder and returns the revision `notes_restore_block_reminder` needs. Needs header `If-Match` with the Note's current ETag.",
     input: { path: ReminderPath, headers: IfMatchHeaders },
+    handler: (ctx, { path, headers }) => r.deleteReminder(ctx, path.id, path.reminder_id, headers['if-match']),
   }),
   defineAction({
     name: 'notes_list_block_reminders',
@@ -86,6 +91,7 @@ export const actions = [
     area: AREA,
     summary: 'Lists the block reminders of a Note.',
     input: { path: NoteIdPath },
+    handler: (ctx, { path }) => r.listReminders(ctx, path.id),
   }),
   defineAction({
     name: 'notes_restore_block_reminder',
@@ -114,5 +120,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, headers, body }) =>
+      r.restoreReminder(ctx, path.id, path.reminder_id, headers['if-match'], body.expected_revision),
   }),
 ];

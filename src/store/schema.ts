@@ -183,7 +183,73 @@ export const AUTH_TABLES: ReadonlyArray<keyof AuthTables> = [
   'profile_links',
 ];
 
-export interface SidecarData extends Partial<AuthTables> {
+/** A block reminder (src/reminders/). Kept after firing (`fired_ms`) and after removal (`deleted_ms`) so it can be restored. */
+export interface ReminderRecord {
+  id: string;
+  /** The setter, who is also the Note's owner (Homes are per user). */
+  user_id: string;
+  note_id: string;
+  block_id: string;
+  /** RFC 3339 as given, and the same instant in Unix ms. */
+  instant: string;
+  instant_ms: number;
+  audience: 'everyone' | 'only_me';
+  revision: number;
+  created_ms: number;
+  fired_ms: number | null;
+  deleted_ms: number | null;
+  /** Title and block line when set, shown if the Note is gone at fire time. */
+  title: string;
+  excerpt: string;
+}
+
+/** One item of a user's notification inbox (src/notifications/). */
+export interface InboxItemRecord {
+  id: string;
+  user_id: string;
+  created_ms: number;
+  read: boolean;
+  kind: 'block_reminder';
+  note_id: string;
+  block_id: string;
+  title: string;
+  excerpt: string;
+  reminder_id: string;
+  state: 'pending' | 'done' | 'snoozed';
+  /** While snoozed: when it fires again. */
+  snoozed_until_ms: number | null;
+}
+
+/** The receipt of an inbox mutation made with an `operation_id`; `inverse` never leaves the server. */
+export interface InboxReceiptRecord {
+  operation_id: string;
+  user_id: string;
+  kind: string;
+  result: Record<string, unknown>;
+  created_ms: number;
+  expires_ms: number;
+  undone_by: string | null;
+  /** The item as it was before the mutation (restored by undo). */
+  inverse: InboxItemRecord | null;
+}
+
+/** Tables of block reminders and notifications; files written before them load without them. */
+export interface NotificationTables {
+  reminders: ReminderRecord[];
+  inbox: InboxItemRecord[];
+  inbox_receipts: InboxReceiptRecord[];
+}
+
+export const NOTIFICATION_TABLES: ReadonlyArray<keyof NotificationTables> = ['reminders', 'inbox', 'inbox_receipts'];
+
+/** The notification tables of `data`, missing ones added empty in place. */
+export function notificationTables(data: SidecarData | Readonly<SidecarData>): NotificationTables {
+  const d = data as SidecarData;
+  for (const k of NOTIFICATION_TABLES) if (!Array.isArray(d[k])) (d as unknown as Record<string, unknown[]>)[k] = [];
+  return d as SidecarData & NotificationTables;
+}
+
+export interface SidecarData extends Partial<AuthTables>, Partial<NotificationTables> {
   schema: 1;
   instance: InstanceRecord;
   users: UserRecord[];

@@ -1,0 +1,154 @@
+/**
+ * Fires block reminders at their instant. One `setTimeout` for the next due
+ * reminder (or snoozed inbox item), re-armed whenever reminders change, with a
+ * 30 s safety net. Firing marks the reminder fired and creates the inbox items
+ * in one sidecar transaction, so a crash can never fire one twice; on start,
+ * reminders that fell due while the server was down fire once.
+ */
+import { newId } from '../core/ids.js';
+import type { SidecarStore } from '../store/sidecar.js';
+import {
+  notificationTables,
+  type InboxItemRecord,
+  type ReminderRecord,
+  type SidecarData,
+} from '../store/schema.js';
+
+export const SAFETY_NET_MS = 30_000;
+
+/**
+ * Who a reminder reaches at fire time. Homes are per user, so the only user who
+ * can see a Note is its owner, who is also the setter: `everyone` and `only_me`
+ * both reach the owner, and nobody while the owner is disabled or removed.
+ */
+export function recipientsOf(data: Readonly<SidecarData>, userId: string): string[] {
+  const u = data.users.find((x) => x.id === userId);
+  return u && !u.disabled ? [u.id] : [];
+}
+
+export interface FiredItem {
+  item: InboxItemRecord;
+  /** True when a snoozed item fired again. */
+  again: boolean;
+}
+
+export class ReminderScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private stopped = true;
+  private readonly listeners = new Set<(fired: FiredItem[]) => void>();
+
+  constructor(
+    private readonly store: SidecarStore,
+    readonly now: () => number = Date.now,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
+
+  /** Called after each firing with the inbox items created or re-surfaced (push delivery listens here). */
+  onFired(cb: (fired: FiredItem[]) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  /** Fires what is overdue (e.g. came due while the server was down), then arms the timer. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.chain.catch(() => undefined);
+  }
+
+  /** Re-arms the timer after reminders or snoozes changed. */
+  rearm(): void {
+    if (this.stopped) return;
+    void this.tick();
+  }
+
+  /** Fires everything due now (serialised), then arms the timer for the next one. */
+  tick(): Promise<void> {
+    const run = async () => {
+      if (this.stopped) return;
+      try {
+        const fired = await this.fireDue();
+        if (fired.length > 0) for (const cb of this.listeners) cb(fired);
+      } catch (e) {
+        this.log(`reminders: firing failed: ${(e as Error).message}`);
+      }
+      this.arm();
+    };
+    const next = this.chain.then(run, run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private nextDue(data: Readonly<SidecarData>): number | null {
+    let next: number | null = null;
+    for (const r of data.reminders ?? []) {
+      if (r.fired_ms === null && r.deleted_ms === null && (next === null || r.instant_ms < next)) next = r.instant_ms;
+    }
+    for (const i of data.inbox ?? []) {
+      if (i.state === 'snoozed' && i.snoozed_until_ms !== null && (next === null || i.snoozed_until_ms < next)) {
+        next = i.snoozed_until_ms;
+      }
+    }
+    return next;
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    const next = this.nextDue(this.store.snapshot());
+    const delay = next === null ? SAFETY_NET_MS : Math.min(SAFETY_NET_MS, Math.max(0, next - this.now()));
+    this.timer = setTimeout(() => void this.tick(), delay);
+    this.timer.unref?.();
+  }
+
+  private async fireDue(): Promise<FiredItem[]> {
+    const due = this.nextDue(this.store.snapshot());
+    if (due === null || due > this.now()) return [];
+    return this.store.transact((data) => {
+      const t = notificationTables(data);
+      const now = this.now();
+      const fired: FiredItem[] = [];
+      for (const r of t.reminders) {
+        if (r.fired_ms !== null || r.deleted_ms !== null || r.instant_ms > now) continue;
+        r.fired_ms = now;
+        for (const userId of recipientsOf(data, r.user_id)) {
+          const item = itemFor(r, userId, now);
+          t.inbox.push(item);
+          fired.push({ item: { ...item }, again: false });
+        }
+      }
+      for (const i of t.inbox) {
+        if (i.state !== 'snoozed' || i.snoozed_until_ms === null || i.snoozed_until_ms > now) continue;
+        i.state = 'pending';
+        i.read = false;
+        i.snoozed_until_ms = null;
+        if (recipientsOf(data, i.user_id).length > 0) fired.push({ item: { ...i }, again: true });
+      }
+      return fired;
+    });
+  }
+}
+
+function itemFor(r: ReminderRecord, userId: string, now: number): InboxItemRecord {
+  return {
+    id: newId(),
+    user_id: userId,
+    created_ms: now,
+    read: false,
+    kind: 'block_reminder',
+    note_id: r.note_id,
+    block_id: r.block_id,
+    title: r.title,
+    excerpt: r.excerpt,
+    reminder_id: r.id,
+    state: 'pending',
+    snoozed_until_ms: null,
+  };
+}
