@@ -1,0 +1,66 @@
+/**
+ * Where cold indexing time goes, phase by phase, in a fresh process:
+ * walk, read+hash, extractFacts, HomeIndex.upsertNote (links and full text
+ * deferred), full-text flush, link resolution, toSnapshot, JSON.stringify,
+ * JSON.parse, fromSnapshot (+ flush: the search index loaded).
+ * Usage: child-phases.ts --root <dir> [--limit N] (only the first N notes)
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { HomeIndex } from '../src/index/home-index.js';
+import { extractFacts } from '../src/markdown/extract.js';
+import { emit, parseArgs } from './lib.js';
+
+const args = parseArgs(process.argv.slice(2));
+const root = path.resolve(String(args.root));
+const limit = args.limit ? Number(args.limit) : Infinity;
+const phases: Record<string, number> = {};
+let t = performance.now();
+const lap = (name: string) => {
+  const now = performance.now();
+  phases[name] = Math.round(now - t);
+  t = now;
+};
+
+const files: string[] = [];
+function walk(rel: string) {
+  for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) walk(r);
+    else if (r.endsWith('.md')) files.push(r);
+  }
+}
+walk('');
+files.splice(limit);
+lap('walk');
+const texts: Array<{ rel: string; text: string; etag: string; size: number; mtimeMs: number }> = [];
+for (const rel of files) {
+  const abs = path.join(root, rel);
+  const st = fs.statSync(abs);
+  const b = fs.readFileSync(abs);
+  texts.push({ rel, text: b.toString('utf8'), etag: createHash('sha256').update(b).digest('base64url'), size: st.size, mtimeMs: st.mtimeMs });
+}
+lap('readHash');
+const facts = texts.map((x) => extractFacts(x.text, x.rel));
+lap('extractFacts');
+// 'lazy': links and full text wait for flush calls, so each is timed on its own.
+const index = new HomeIndex({ mode: 'lazy' });
+for (let i = 0; i < texts.length; i++) {
+  const x = texts[i]!;
+  index.upsertNote(x.rel, facts[i]!, { size: x.size, mtimeMs: x.mtimeMs, etag: x.etag }, x.text);
+}
+lap('upsertNote');
+index.flushSearch();
+lap('searchFlush');
+index.flush();
+lap('linksFlush');
+const snap = index.toSnapshot();
+lap('toSnapshot');
+const json = JSON.stringify(snap);
+lap('stringify');
+const parsed = JSON.parse(json);
+lap('parse');
+HomeIndex.fromSnapshot(parsed, { mode: 'lazy' }).flush();
+lap('fromSnapshot');
+emit({ notes: texts.length, phases, snapshotBytes: json.length, rss: process.memoryUsage().rss });

@@ -1,0 +1,85 @@
+/** Small helpers shared by the benchmark scripts. */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_DIR = path.resolve(BENCH_DIR, '..');
+export const RUN_TS = path.join(REPO_DIR, 'bin', 'run-ts.js');
+
+/** `--name value` / `--name=value` / `--flag` parsing. */
+export function parseArgs(argv: string[]): Record<string, string | true> {
+  const out: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
+    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) out[a.slice(2)] = argv[++i]!;
+    else out[a.slice(2)] = true;
+  }
+  return out;
+}
+
+/** Nearest-rank percentile of an ascending-sorted array. */
+export function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const k = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[k]!;
+}
+
+export function summarize(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    p50: round(pct(s, 50)),
+    p90: round(pct(s, 90)),
+    p99: round(pct(s, 99)),
+    max: round(s[s.length - 1] ?? NaN),
+    mean: round(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
+  };
+}
+
+export const round = (x: number, d = 2) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
+export const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Writes one JSON result line for the parent (prefixed so stray output cannot be mistaken for it). */
+export function emit(obj: unknown): void {
+  process.stdout.write(`@@RESULT ${JSON.stringify(obj)}\n`);
+}
+
+/**
+ * Runs `node [nodeArgs] bin/run-ts.js <script> [args]` in a fresh process and
+ * returns the object it emitted.
+ */
+export function runChild<T>(script: string, args: string[], nodeArgs: string[] = [], timeoutMs = 0): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, RUN_TS, path.join(BENCH_DIR, script), ...args], {
+      cwd: REPO_DIR,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    let timedOut = false;
+    const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), timeoutMs) : null;
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      if (timedOut) {
+        reject(new ChildTimeout(`${script} did not finish within ${timeoutMs} ms`));
+        return;
+      }
+      const line = out.split('\n').find((l) => l.startsWith('@@RESULT '));
+      if (code !== 0 || !line) {
+        reject(new Error(`${script} exited with ${code}\n${out.slice(-2000)}\n${err.slice(-4000)}`));
+        return;
+      }
+      resolve(JSON.parse(line.slice('@@RESULT '.length)) as T);
+    });
+  });
+}
+
+export class ChildTimeout extends Error {}
