@@ -35,6 +35,8 @@ export interface Config {
   authRateLimitPerMinute: number;
   /** Failed bearer tokens allowed per IP per minute before 429 (QUIRE_BEARER_FAILURE_LIMIT). */
   bearerFailureLimitPerMinute: number;
+  /** Let web clips fetch private, loopback and link-local addresses (QUIRE_CLIP_ALLOW_PRIVATE=1). */
+  allowPrivateFetch: boolean;
   /** Set by the server once it listens: `http://host:port`. */
   listenUrl?: string;
 }
@@ -64,6 +66,7 @@ export interface ConfigInput {
   rpId?: string;
   origin?: string;
   oidcProviders?: OidcProviderConfig[];
+  allowPrivateFetch?: boolean;
 }
 
 function parseProviders(text: string | undefined): OidcProviderConfig[] {
@@ -115,6 +118,7 @@ export function loadConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     oidcProviders: input.oidcProviders ?? parseProviders(env.QUIRE_OIDC_PROVIDERS),
     authRateLimitPerMinute: intOr(env.QUIRE_AUTH_RATE_LIMIT, 60, 'QUIRE_AUTH_RATE_LIMIT'),
     bearerFailureLimitPerMinute: intOr(env.QUIRE_BEARER_FAILURE_LIMIT, 30, 'QUIRE_BEARER_FAILURE_LIMIT'),
+    allowPrivateFetch: input.allowPrivateFetch ?? env.QUIRE_CLIP_ALLOW_PRIVATE === '1',
   };
 }
 

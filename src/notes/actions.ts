@@ -12,6 +12,7 @@ import { extensionActions } from './extension-actions.js';
 import { createFromTemplate, listTemplates, setDefaultTemplate } from '../templates/templates.js';
 import * as n from './notes.js';
 import { exportCanvas } from '../collab/canvas.js';
+import { createWebNote } from '../clips/clips.js';
 
 const AREA = 'Notes, links and canvas';
 
@@ -285,6 +286,11 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) =>
+      reply(
+        await createWebNote(await openScope(ctx), body, { allowPrivate: ctx.services.config.allowPrivateFetch }, new Date(ctx.now())),
+        { status: 201 },
+      ),
   }),
   defineAction({
     name: 'notes_composer_parse',

@@ -26,13 +26,16 @@ export function tempDir(prefix = 'quire-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startInstance(opts: { recentConfirmationSeconds?: number } = {}): Promise<TestInstance> {
+export async function startInstance(
+  opts: { recentConfirmationSeconds?: number; allowPrivateFetch?: boolean } = {},
+): Promise<TestInstance> {
   const dataDir = tempDir();
   const server = await startServer({
     dataDir,
     host: '127.0.0.1',
     port: 0,
     recentConfirmationSeconds: opts.recentConfirmationSeconds,
+    allowPrivateFetch: opts.allowPrivateFetch,
     log: () => undefined,
   });
   const api: TestInstance['api'] = async (method, route, o = {}) => {
