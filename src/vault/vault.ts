@@ -202,7 +202,8 @@ export class Vault {
     this.index_ = index;
     this.state = 'ready';
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
-    if (this.dirty) await this.saveSnapshot();
+    // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
+    if (this.dirty) this.scheduleSave();
     this.stats = { notes: index.noteCount, files: index.fileCount, parsed, ms: Math.round(performance.now() - started) };
     return this.stats;
   }
