@@ -99,7 +99,7 @@ interface NoteRec extends TargetRec {
   /** Lowercased distinct aliases (keys of `byAlias`). */
   aliasKeys: readonly string[];
   readonly derived: string;
-  /** False while the note's links are registered by key but not yet resolved (`resolved` is meaningless then). */
+  /** False while the note's links are queued: not registered by key, not resolved (`resolved` is meaningless then). */
   attached: boolean;
 }
 
@@ -489,16 +489,8 @@ export class HomeIndex {
     }
   }
 
-  /** Register a note's links by key and queue them for resolution. */
+  /** Queue a note's links: they are registered by key and resolved together, when links are next flushed. */
   private registerLinks(rec: NoteRec): void {
-    const links = rec.entry.facts.links;
-    for (let i = 0; i < links.length; i++) {
-      const target = links[i]!.target;
-      if (target === '') continue;
-      const { alias: ak, name: nk } = keysOfTarget(target);
-      this.addKey(nk, rec, i);
-      if (ak !== nk) this.addKey(ak, rec, i);
-    }
     rec.attached = false;
     this.pendingNotes.add(rec);
   }
@@ -518,7 +510,7 @@ export class HomeIndex {
     return r;
   }
 
-  /** Resolve all links of a registered note. */
+  /** Register a queued note's links by key and resolve them. */
   private attachLinks(rec: NoteRec, cache: Map<string, string | null>): void {
     const path = rec.entry.path;
     const links = rec.entry.facts.links;
@@ -529,6 +521,9 @@ export class HomeIndex {
         rec.resolved[i] = path;
         continue;
       }
+      const { alias: ak, name: nk } = keysOfTarget(l.target);
+      this.addKey(nk, rec, i);
+      if (ak !== nk) this.addKey(ak, rec, i);
       const r = this.resolveCached(path, l, cache);
       rec.resolved[i] = r;
       if (r === null) unresolved++;
@@ -540,6 +535,11 @@ export class HomeIndex {
   }
 
   private detachLinks(rec: NoteRec): void {
+    if (!rec.attached) {
+      // Queued only: nothing registered yet.
+      this.pendingNotes.delete(rec);
+      return;
+    }
     const links = rec.entry.facts.links;
     const keys: string[] = [];
     const targets: string[] = [];
@@ -549,7 +549,6 @@ export class HomeIndex {
       const { alias: ak, name: nk } = keysOfTarget(target);
       if (!keys.includes(nk)) keys.push(nk);
       if (ak !== nk && !keys.includes(ak)) keys.push(ak);
-      if (!rec.attached) continue;
       const r = rec.resolved[i];
       if (r !== null && r !== undefined && !targets.includes(r)) targets.push(r);
     }
@@ -576,13 +575,12 @@ export class HomeIndex {
     if (this.linksByKey.has(key)) this.pendingKeys.add(key);
   }
 
-  /** Re-resolve every resolved link carrying `key`. */
+  /** Re-resolve every registered (so resolved) link carrying `key`. */
   private reresolve(key: string, cache: Map<string, string | null>): void {
     const refs = this.linksByKey.get(key);
     if (refs === undefined) return;
     for (let k = 0; k < refs.length; k += 2) {
       const src = refs[k] as NoteRec;
-      if (!src.attached) continue; // resolved in full when attached
       const i = refs[k + 1] as number;
       const l = src.entry.facts.links[i]!;
       const r = this.resolveCached(src.entry.path, l, cache);

@@ -1,6 +1,6 @@
 /**
  * A quick local measurement of the per-Home index (not a test; nothing here
- * asserts). Run: `node --expose-gc --import tsx test/index/measure.ts [notes]`
+ * asserts). Run: `node --expose-gc --import tsx test/index/measure.ts [notes] [--generated]`
  *
  * Builds a synthetic vault (default 10k notes, ~3 KB each, ~10 wikilinks and
  * ~5 tags per note, some tasks and block ids), parses it with extractFacts
@@ -10,10 +10,10 @@
  */
 import { HomeIndex } from '../../src/index/home-index.js';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { prng } from '../../src/markdown/generate.js';
+import { generateVault, prng } from '../../src/markdown/generate.js';
 import type { NoteFacts } from '../../src/markdown/facts.js';
 
-const N = Number(process.argv[2] ?? 10_000);
+const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 10_000);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -74,7 +74,8 @@ function percentile(xs: number[], p: number): number {
 async function main() {
   gc();
   const heap0 = process.memoryUsage().heapUsed;
-  let vault: Array<{ path: string; text: string }> | null = makeVault(N, 1);
+  // `--generated`: src/markdown/generate.ts notes instead (link-dense: ~64 links and ~33 tag uses per note).
+  let vault: Array<{ path: string; text: string }> | null = process.argv.includes('--generated') ? generateVault(1, N) : makeVault(N, 1);
   const bytes = vault.reduce((a, n) => a + Buffer.byteLength(n.text), 0);
   let t0 = performance.now();
   let facts: NoteFacts[] | null = vault.map((n) => extractFacts(n.text, n.path));
