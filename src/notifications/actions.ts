@@ -5,6 +5,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
 import * as inbox from './inbox.js';
+import { getQuietHours, setQuietHours } from './quiet-hours.js';
+import * as push from './push.js';
+import { reply } from '../actions/reply.js';
 import { previewReminder } from '../reminders/reminders.js';
 
 const AREA = '4.7 Notifications';
@@ -59,6 +62,7 @@ export const actions = [
     area: AREA,
     summary: "Reads the caller's quiet hours (local 24-hour HH:MM start and end).",
     input: {},
+    handler: (ctx) => getQuietHours(ctx),
   }),
   defineAction({
     name: 'notifications_inbox_delete',
@@ -226,6 +230,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { body }) => setQuietHours(ctx, body),
   }),
   defineAction({
     name: 'notifications_snooze_block_reminder',
@@ -274,6 +279,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => reply(await push.subscribe(ctx, body), { status: 201 }),
   }),
   defineAction({
     name: 'notifications_undo_inbox_mutation',
@@ -317,6 +323,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path }) => push.unsubscribe(ctx, path.installation_id),
   }),
   defineAction({
     name: 'notifications_vapid_public_key',
@@ -332,5 +339,6 @@ export const actions = [
     area: AREA,
     summary: 'Returns the VAPID public key that browsers need to create a web push subscription.',
     input: {},
+    handler: (ctx) => push.vapidPublicKey(ctx),
   }),
 ];

@@ -6,6 +6,7 @@
  * reminders that fell due while the server was down fire once.
  */
 import { newId } from '../core/ids.js';
+import { PushDelivery } from '../notifications/push.js';
 import type { SidecarStore } from '../store/sidecar.js';
 import {
   notificationTables,
@@ -37,12 +38,17 @@ export class ReminderScheduler {
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = true;
   private readonly listeners = new Set<(fired: FiredItem[]) => void>();
+  /** Web push delivery of what fires (held during quiet hours). */
+  readonly push: PushDelivery;
 
   constructor(
     private readonly store: SidecarStore,
     readonly now: () => number = Date.now,
     private readonly log: (line: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.push = new PushDelivery(store, now, log);
+    this.onFired((fired) => void this.push.deliver(fired.map((f) => f.item)));
+  }
 
   /** Called after each firing with the inbox items created or re-surfaced (push delivery listens here). */
   onFired(cb: (fired: FiredItem[]) => void): () => void {
@@ -53,6 +59,7 @@ export class ReminderScheduler {
   /** Fires what is overdue (e.g. came due while the server was down), then arms the timer. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.push.start();
     await this.tick();
   }
 
@@ -61,6 +68,7 @@ export class ReminderScheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.chain.catch(() => undefined);
+    await this.push.stop();
   }
 
   /** Re-arms the timer after reminders or snoozes changed. */

@@ -233,14 +233,49 @@ export interface InboxReceiptRecord {
   inverse: InboxItemRecord | null;
 }
 
+/** A user's quiet hours, local 24-hour `HH:MM` in the server's time zone. */
+export interface QuietHoursRecord {
+  user_id: string;
+  quiet_start: string;
+  quiet_end: string;
+}
+
+/** One browser or app Installation's web push subscription. */
+export interface PushSubscriptionRecord {
+  user_id: string;
+  installation_id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_ms: number;
+}
+
+/** A push held during quiet hours, sent once `due_ms` passes. */
+export interface HeldPushRecord {
+  id: string;
+  user_id: string;
+  item_id: string;
+  due_ms: number;
+}
+
 /** Tables of block reminders and notifications; files written before them load without them. */
 export interface NotificationTables {
   reminders: ReminderRecord[];
   inbox: InboxItemRecord[];
   inbox_receipts: InboxReceiptRecord[];
+  quiet_hours: QuietHoursRecord[];
+  push_subscriptions: PushSubscriptionRecord[];
+  held_pushes: HeldPushRecord[];
 }
 
-export const NOTIFICATION_TABLES: ReadonlyArray<keyof NotificationTables> = ['reminders', 'inbox', 'inbox_receipts'];
+export const NOTIFICATION_TABLES: ReadonlyArray<keyof NotificationTables> = [
+  'reminders',
+  'inbox',
+  'inbox_receipts',
+  'quiet_hours',
+  'push_subscriptions',
+  'held_pushes',
+];
 
 /** The notification tables of `data`, missing ones added empty in place. */
 export function notificationTables(data: SidecarData | Readonly<SidecarData>): NotificationTables {
@@ -250,6 +285,8 @@ export function notificationTables(data: SidecarData | Readonly<SidecarData>): N
 }
 
 export interface SidecarData extends Partial<AuthTables>, Partial<NotificationTables> {
+  /** Web push VAPID keys, made once per Instance on first use. */
+  vapid?: { public_key: string; private_key: string; created_ms: number };
   schema: 1;
   instance: InstanceRecord;
   users: UserRecord[];
