@@ -35,24 +35,3 @@ export function compareKeys(a: unknown[], b: unknown[]): number {
   }
   return 0;
 }
-
-/**
- * One page of `items` ordered by `keyOf`, after `cursor`. Returns the spec's
- * list shape. `limit` is clamped to 1..max.
- */
-export function pageByKey<T>(
-  items: T[],
-  keyOf: (item: T) => unknown[],
-  opts: { cursor?: string | null; limit?: number; defaultLimit?: number; max?: number; descending?: boolean },
-): { items: T[]; next_cursor: string | null } {
-  const limit = Math.max(1, Math.min(opts.limit ?? opts.defaultLimit ?? 50, opts.max ?? 500));
-  const dir = opts.descending ? -1 : 1;
-  const keyed = items.map((item) => ({ item, key: keyOf(item) }));
-  keyed.sort((a, b) => dir * compareKeys(a.key, b.key));
-  const after = decodeCursor(opts.cursor);
-  const start = after ? keyed.findIndex((k) => dir * compareKeys(k.key, after) > 0) : 0;
-  const from = start < 0 ? keyed.length : start;
-  const page = keyed.slice(from, from + limit);
-  const more = from + limit < keyed.length;
-  return { items: page.map((k) => k.item), next_cursor: more ? encodeCursor(page[page.length - 1]!.key) : null };
-}

@@ -5,12 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, errors } from '../core/errors.js';
-import { pageByKey } from '../core/cursor.js';
+import { compareKeys, decodeCursor, encodeCursor } from '../core/cursor.js';
 import type { NoteEntry, ResolvedLink } from '../index/home-index.js';
 import { renderCanvasNote } from '../canvas/excalidraw-file.js';
 import { extractFacts } from '../markdown/extract.js';
 import { bodyOf, editFrontmatter } from './frontmatter.js';
 import { checkVisible, checkWritable, visible, type Scope } from './access.js';
+import type { Vault } from '../vault/vault.js';
 
 /** Rule 1 of the notes area: new Notes go to the flat `Notes/` root. */
 export const NOTES_ROOT = 'Notes/';
@@ -116,22 +117,70 @@ export async function getNote(scope: Scope, id: string) {
 }
 
 const SORTS = ['title', 'created', 'updated'] as const;
+type Sort = (typeof SORTS)[number];
+
+interface Sorted {
+  generation: number;
+  keyed: Array<{ note: NoteEntry; key: unknown[] }>;
+}
+/** Each vault's notes in each sort order, rebuilt only after the index changed. */
+const sortedViews = new WeakMap<Vault, Map<Sort, Sorted>>();
+
+function sortedNotes(scope: Scope, sort: Sort): Sorted['keyed'] {
+  let views = sortedViews.get(scope.vault);
+  if (!views) sortedViews.set(scope.vault, (views = new Map()));
+  const cached = views.get(sort);
+  if (cached && cached.generation === scope.vault.generation) return cached.keyed;
+  const keyOf = (n: NoteEntry): unknown[] =>
+    sort === 'title' ? [n.title.toLowerCase(), n.path] : [sort === 'created' ? n.created : n.updated, n.path];
+  const keyed = [...scope.index.notes()].map((note) => ({ note, key: keyOf(note) }));
+  keyed.sort((a, b) => compareKeys(a.key, b.key));
+  views.set(sort, { generation: scope.vault.generation, keyed });
+  return keyed;
+}
 
 export function listNotes(
   scope: Scope,
   q: { cursor?: string; limit?: number; path?: string; sort?: string; recent?: boolean },
 ) {
-  let sort = q.sort ?? (q.recent ? '-updated' : 'title');
-  const descending = sort.startsWith('-');
-  sort = sort.replace(/^-/, '');
+  const spec = q.sort ?? (q.recent ? '-updated' : 'title');
+  const descending = spec.startsWith('-');
+  const sort = spec.replace(/^-/, '');
   if (!(SORTS as readonly string[]).includes(sort)) {
     throw errors.badRequest(`sort must be one of ${SORTS.join(', ')} (prefix "-" for descending)`, { field: 'query.sort' });
   }
-  const notes = [...scope.index.notes()].filter((n) => visible(scope, n.path) && (!q.path || n.path.startsWith(q.path)));
-  const keyOf = (n: NoteEntry): unknown[] =>
-    sort === 'title' ? [n.title.toLowerCase(), n.path] : [sort === 'created' ? n.created : n.updated, n.path];
-  const page = pageByKey(notes, keyOf, { cursor: q.cursor, limit: q.limit, descending: descending || (q.recent === true && !q.sort) });
-  return { items: page.items.map(noteRecord), next_cursor: page.next_cursor };
+  const limit = Math.max(1, Math.min(q.limit ?? 50, 500));
+  const all = sortedNotes(scope, sort as Sort);
+  const after = decodeCursor(q.cursor);
+  const dir = descending ? -1 : 1;
+  const items: NoteEntry[] = [];
+  let lastKey: unknown[] | null = null;
+  let more = false;
+  // Walk in the requested direction from just past the cursor's key (a binary search finds it).
+  let lo = 0;
+  let hi = all.length;
+  if (after) {
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareKeys(all[mid]!.key, after) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  // `lo` is the first key past the cursor; going down, skip the cursor's own note when it is still there.
+  let start = descending ? all.length - 1 : 0;
+  if (after && !descending) start = lo;
+  if (after && descending) start = lo > 0 && compareKeys(all[lo - 1]!.key, after) === 0 ? lo - 2 : lo - 1;
+  for (let i = start; i >= 0 && i < all.length; i += dir) {
+    const { note, key } = all[i]!;
+    if (!visible(scope, note.path) || (q.path && !note.path.startsWith(q.path))) continue;
+    if (items.length === limit) {
+      more = true;
+      break;
+    }
+    items.push(note);
+    lastKey = key;
+  }
+  return { items: items.map(noteRecord), next_cursor: more && lastKey ? encodeCursor(lastKey) : null };
 }
 
 /** Reads a note's current bytes under the caller's If-Match (the write re-checks under the lock). */

@@ -99,6 +99,8 @@ export class Vault {
   state: 'indexing' | 'ready' | 'closed' = 'indexing';
   progress: VaultProgress = { done: 0, total: 0 };
   stats: ScanStats | null = null;
+  /** Counts changes to the index since it became ready, so derived views (sorted lists) know when to rebuild. */
+  generation = 0;
   readonly ready: Promise<ScanStats>;
 
   private index_: HomeIndex | null = null;
@@ -247,6 +249,7 @@ export class Vault {
       if (before && before.etag === etag) {
         if (before.mtimeMs !== st.mtimeMs && isNotePath(c.path)) {
           index.upsertNote(c.path, index.noteByPath(c.path)!.facts, stat, null);
+          this.generation++;
         }
         continue;
       }
@@ -318,6 +321,7 @@ export class Vault {
   }
 
   private changed(change: VaultChange) {
+    this.generation++;
     this.dirty = true;
     for (const cb of this.listeners) {
       try {
