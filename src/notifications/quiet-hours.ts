@@ -41,10 +41,15 @@ export function getQuietHours(ctx: ActionContext) {
 
 export async function setQuietHours(ctx: ActionContext, body: { quiet_start: string; quiet_end: string }) {
   const userId = callerOf(ctx).userId;
+  const now = ctx.services.reminders?.now() ?? Date.now();
   await ctx.services.store.transact((data) => {
     const t = notificationTables(data);
     t.quiet_hours = t.quiet_hours.filter((x) => x.user_id !== userId);
     t.quiet_hours.push({ user_id: userId, quiet_start: body.quiet_start, quiet_end: body.quiet_end });
+    // Pushes held under the old setting go out when the new quiet hours end (at once if not quiet now).
+    const due = inQuietHours(new Date(now), body.quiet_start, body.quiet_end) ? quietEndsAt(new Date(now), body.quiet_end) : now;
+    for (const h of t.held_pushes) if (h.user_id === userId) h.due_ms = due;
   });
+  ctx.services.reminders?.push.rearm();
   return { quiet_start: body.quiet_start, quiet_end: body.quiet_end };
 }

@@ -191,3 +191,50 @@ describe('command line', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ id: x.id, kind: 'block_reminder' });
   });
 });
+
+describe('audience', () => {
+  it('a reminder whose owner is disabled at fire time reaches nobody, and is still marked fired', async () => {
+    const r = await inst.api('POST', `/api/v1/notes/${noteId}/reminders`, {
+      token: dana.token,
+      headers: { 'if-match': etag },
+      body: { block_id: 'b1', instant: new Date(Date.now() + 400).toISOString(), audience: 'everyone' },
+    });
+    expect(r.status).toBe(201);
+    await inst.server.services.store.transact((d) => {
+      d.users.find((u) => u.id === dana.id)!.disabled = true;
+    });
+    try {
+      await eventually(() => inst.server.services.store.snapshot().reminders!.find((x) => x.id === r.body.reminder_id)!.fired_ms !== null);
+      expect(inst.server.services.store.snapshot().inbox!.filter((i) => i.reminder_id === r.body.reminder_id)).toEqual([]);
+    } finally {
+      await inst.server.services.store.transact((d) => {
+        d.users.find((u) => u.id === dana.id)!.disabled = false;
+      });
+    }
+  });
+});
+
+describe('mcp', () => {
+  it('lists the inbox through quire mcp', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { QUIRE_BIN } = await import('../helpers/cli.js');
+    const x = await fireOne();
+    const client = new Client({ name: 'quire-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [QUIRE_BIN, 'mcp', '--server', inst.url, '--token', dana.token],
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const r = await client.callTool({ name: 'svc_api_notifications_inbox_list', arguments: { query: { limit: 1 } } });
+      expect(r.isError).toBeFalsy();
+      const page = JSON.parse((r.content as { text: string }[])[0]!.text);
+      expect(page.items.map((i: any) => i.id)).toEqual([x.id]);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -144,12 +144,15 @@ describe('web push', () => {
     expect(received.length).toBe(before);
     const held = await eventually(() => inst.server.services.store.snapshot().held_pushes?.find((h) => h.item_id === item.id));
     expect(held!.due_ms).toBeGreaterThan(Date.now());
-    // End the quiet hours now instead of waiting for the clock: move the held push's deadline and nudge delivery.
+    // Quiet hours moved (still covering now): the held push now waits for the new end.
+    const later = hhmm(new Date(now.getTime() + 5 * 60_000));
+    await inst.api('PUT', '/api/v1/notifications/settings/quiet-hours', { token: user.token, body: { quiet_start: start, quiet_end: later } });
+    const moved = inst.server.services.store.snapshot().held_pushes!.find((h) => h.item_id === item.id)!;
+    expect(moved.due_ms).toBeGreaterThan(held!.due_ms);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received.length).toBe(before);
+    // Quiet hours switched off: the held push goes out at once.
     await inst.api('PUT', '/api/v1/notifications/settings/quiet-hours', { token: user.token, body: { quiet_start: '00:00', quiet_end: '00:00' } });
-    await inst.server.services.store.transact((d) => {
-      d.held_pushes!.find((h) => h.item_id === item.id)!.due_ms = Date.now();
-    });
-    inst.server.services.reminders!.push.rearm();
     await eventually(() => received.length > before);
     await new Promise((r) => setTimeout(r, 300));
     expect(received.length).toBe(before + 1);
