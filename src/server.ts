@@ -23,6 +23,14 @@ export async function openServices(config: Config, log: (line: string) => void =
   vaults.onVaultOpened((username, vault) => changes.attach(username, vault));
   const jobs = await JobRunner.open(path.join(paths.state(config), 'jobs.json'));
   const reminders = new ReminderScheduler(store, Date.now, log);
+  // A reminder firing changes the user's inbox, not a file: it still reaches change streams and the delta feed.
+  reminders.onFired((fired) => {
+    const users = store.snapshot().users;
+    for (const { item } of fired) {
+      const user = users.find((u) => u.id === item.user_id);
+      if (user) changes.get(user.username)?.append({ kind: 'inbox', path: '', note_id: item.note_id, inbox_id: item.id, source: 'reminder' });
+    }
+  });
   return { config, store, vaults, changes, jobs, reminders };
 }
 

@@ -19,14 +19,17 @@ export interface ChangeRecord {
   seq: number;
   /** Unix ms. */
   time: number;
-  kind: 'upsert' | 'delete' | 'move';
+  /** File changes, or `inbox` when a reminder fired into the user's inbox (then `path` is empty). */
+  kind: 'upsert' | 'delete' | 'move' | 'inbox';
   path: string;
   /** For a move: the path it came from. */
   from?: string;
   /** The note's stable id when the path is a Markdown note. */
   note_id?: string;
-  /** `api` for the server's own writes (HTTP, command line, MCP), `external` for edits on disk. */
-  source: 'api' | 'external';
+  /** For `inbox` records: the inbox item that appeared or came back. */
+  inbox_id?: string;
+  /** `api` for the server's own writes (HTTP, command line, MCP), `external` for edits on disk, `reminder` for inbox records. */
+  source: 'api' | 'external' | 'reminder';
 }
 
 export const DELTA_MAX_RECORDS = 100;

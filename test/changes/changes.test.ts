@@ -76,6 +76,31 @@ describe('changes_delta and changes_events', () => {
     }
   });
 
+  it('a reminder firing reaches a connected EventSource client and the delta feed', async () => {
+    const note = await inst.api('POST', '/api/v1/notes', { token: owner.token, body: { title: 'Remind me', body: 'Water the plants ^water\n' } });
+    expect(note.status).toBe(201);
+    const cursor = await baseline();
+    const s = openStream(`${inst.url}/api/v1/changes/events`, owner.token, { types: ['ready', 'change'] });
+    try {
+      const ready = await s.waitFor((e) => e.type === 'ready');
+      const set = await inst.api('POST', `/api/v1/notes/${note.body.id}/reminders`, {
+        token: owner.token,
+        headers: { 'if-match': note.body.etag },
+        body: { block_id: 'water', instant: new Date(Date.now() + 1200).toISOString(), audience: 'only_me' },
+      });
+      expect(set.status).toBeLessThan(300);
+      await s.waitFor((e) => e.type === 'change' && e.data.seq > ready.data.seq, 10_000);
+      const { records } = await drain(owner.token, cursor);
+      const inbox = records.find((r) => r.kind === 'inbox');
+      expect(inbox).toMatchObject({ kind: 'inbox', source: 'reminder', note_id: note.body.id });
+      const item = await inst.api('GET', `/api/v1/notifications/inbox/${inbox.inbox_id}`, { token: owner.token });
+      expect(item.status).toBe(200);
+      expect(records.filter((r) => r.kind === 'inbox')).toHaveLength(1);
+    } finally {
+      s.close();
+    }
+  });
+
   it('a delete names the note it removed', async () => {
     const cursor = await baseline();
     fs.writeFileSync(path.join(home, 'Notes', 'gone.md'), '---\nid: gone-1\n---\nbye\n');
