@@ -19,25 +19,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateNote, prng } from '../src/markdown/generate.js';
+import { generateNote, NOTES, prng } from '../src/markdown/generate.js';
 
 /** Bump when the layout or content rules change (forces regeneration). */
 export const GEN_VERSION = 3;
 export const DEFAULT_SEED = 20240517;
 
-/** The link targets generate.ts uses (its NOTES list is not exported). */
-export const HUB_NOTES = [
-  'Home',
-  'Project Alpha',
-  'Reading List',
-  'Meeting Notes 2024-03-01',
-  'Ideas/Inbox',
-  'People/Ada Lovelace',
-  'Books/Gödel, Escher, Bach',
-  'Daily/2024-05-17',
-  'Ψ Notes',
-  'a',
-];
+/** The link targets generate.ts uses. */
+export const HUB_NOTES = NOTES;
 
 export interface GenNote {
   path: string;

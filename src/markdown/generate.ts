@@ -26,7 +26,8 @@ const WORDS = (
   'café naïve résumé über straße año 日本語 中文 Ελληνικά русский عربى emoji 🚀 data-driven e-mail ' +
   'v2.0 2024 42 50% x/y a.k.a. e.g. i.e. well-known self-hosted'
 ).split(' ');
-const NOTES = [
+/** The notes generated links point at (exported so benchmarks can create them). */
+export const NOTES = [
   'Home',
   'Project Alpha',
   'Reading List',
