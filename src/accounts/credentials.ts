@@ -63,15 +63,19 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 export function authenticate(store: SidecarStore, token: string, now: number): Caller {
   const data = store.snapshot();
   const hash = hashSecret(token);
-  const userOf = (id: string) => data.users.find((u) => u.id === id);
+  /** The credential's owner, who must still exist and be enabled. */
+  const userOf = (id: string) => {
+    const user = data.users.find((u) => u.id === id);
+    if (!user) throw unauthorized('Unknown or revoked token');
+    if (user.disabled) throw unauthorized('This account is disabled');
+    return user;
+  };
 
   if (token.startsWith(`${SESSION_PREFIX}_`)) {
     const s = data.sessions.find((x) => x.token_hash === hash);
     if (!s) throw unauthorized('Unknown or revoked token');
     if (s.expires_at <= now) throw unauthorized('Session expired; sign in again');
     const user = userOf(s.user_id);
-    if (!user) throw unauthorized('Unknown or revoked token');
-    if (user.disabled) throw unauthorized('This account is disabled');
     return {
       userId: user.id,
       username: user.username,
@@ -87,8 +91,6 @@ export function authenticate(store: SidecarStore, token: string, now: number): C
     if (!p) throw unauthorized('Unknown or revoked token');
     if (p.expires_at !== null && p.expires_at <= now) throw unauthorized('App Password expired');
     const user = userOf(p.user_id);
-    if (!user) throw unauthorized('Unknown or revoked token');
-    if (user.disabled) throw unauthorized('This account is disabled');
     return {
       userId: user.id,
       username: user.username,
