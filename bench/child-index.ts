@@ -1,7 +1,7 @@
 /**
  * One indexing run in a fresh process: `new Vault({ root, cacheFile, watch: false })`
  * → time until `ready`; then the time until full-text search is usable
- * (a warm start loads the search index in the background after `ready`).
+ * (the search worker thread indexes, or loads its saved index, alongside).
  * RSS is taken right after `ready` (the target figure), after the first
  * search, and (when run with --expose-gc) after a full GC.
  * Usage: child-index.ts --root <dir> --cache <file> [--fresh] (delete the cache first)
@@ -23,9 +23,9 @@ const vault = new Vault({ root, cacheFile, watch: false, onError: (e) => console
 const stats = await vault.ready;
 const readyMs = performance.now() - t0;
 const mem = process.memoryUsage();
-const status = vault.index.searchStatus();
+const status = await vault.index.searchStatus();
 const t1 = performance.now();
-vault.index.search('vault');
+await vault.index.search('vault');
 const searchReadyMs = performance.now() - t0;
 const firstSearchMs = performance.now() - t1;
 const memAfterSearch = process.memoryUsage();

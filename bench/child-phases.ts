@@ -1,8 +1,8 @@
 /**
  * Where cold indexing time goes, phase by phase, in a fresh process:
  * walk, read+hash, extractFacts, HomeIndex.upsertNote (links and full text
- * deferred), full-text flush, link resolution, toSnapshot, JSON.stringify,
- * JSON.parse, fromSnapshot (+ flush: the search index loaded).
+ * deferred), full-text flush (in this thread), link resolution, toSnapshot
+ * (the text), fromSnapshot (+ link resolution).
  * Usage: child-phases.ts --root <dir> [--limit N] (only the first N notes)
  */
 import { createHash } from 'node:crypto';
@@ -57,10 +57,6 @@ index.flush();
 lap('linksFlush');
 const snap = index.toSnapshot();
 lap('toSnapshot');
-const json = JSON.stringify(snap);
-lap('stringify');
-const parsed = JSON.parse(json);
-lap('parse');
-HomeIndex.fromSnapshot(parsed, { mode: 'lazy' }).flush();
+HomeIndex.fromSnapshot(snap, { mode: 'lazy' }).flush();
 lap('fromSnapshot');
-emit({ notes: texts.length, phases, snapshotBytes: json.length, rss: process.memoryUsage().rss });
+emit({ notes: texts.length, phases, snapshotBytes: snap.length, rss: process.memoryUsage().rss });

@@ -36,7 +36,7 @@ const { vault } = await server.services.vaults.forCaller({ userId: user.id } as 
 const stats = await vault.ready;
 const readyMs = performance.now() - t0;
 const index = vault.index;
-index.search('vault');
+await index.search('vault');
 const searchReadyMs = performance.now() - t0;
 const memAtReady = process.memoryUsage();
 

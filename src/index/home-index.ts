@@ -20,8 +20,8 @@ import {
   type PathLookup,
   type PathSet,
 } from './links.js';
-import { SearchIndex, type SearchDoc, type SearchStatus } from './search.js';
-import { checkSnapshot, INDEX_SNAPSHOT_FORMAT, INDEX_SNAPSHOT_VERSION, type IndexSnapshot } from './snapshot.js';
+import { SearchIndex, type SearchBackend, type SearchDoc, type SearchStatus } from './search.js';
+import { fileLine, headerLine, noteLine, readSnapshot } from './snapshot.js';
 import { detachStrings } from './detach.js';
 import { TagIndex } from './tags.js';
 import type {
@@ -55,7 +55,7 @@ export type {
   TaskEntry,
   UnresolvedLink,
 } from './types.js';
-export { IndexSnapshotError, INDEX_SNAPSHOT_VERSION, type IndexSnapshot } from './snapshot.js';
+export { IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from './snapshot.js';
 export type { SearchStatus } from './search.js';
 
 /**
@@ -219,7 +219,9 @@ export class HomeIndex {
   private readonly blockIdx = new Map<string, PathSet>();
   /** Block id → paths of notes with a task carrying that id, in path order. */
   private readonly taskBlockIdx = new Map<string, PathSet>();
-  private readonly searchIdx: SearchIndex;
+  /** The in-thread search engine, when the index runs its own (no `search` backend given). */
+  private readonly inlineSearch: SearchIndex | null;
+  private readonly searchBackend: SearchBackend;
   private readonly mode: IndexingMode;
   private readonly sliceMs: number;
   private readonly idleMs: number;
@@ -238,13 +240,12 @@ export class HomeIndex {
     byAlias: (k) => this.byAlias.get(k),
   };
 
-  /** `searchSnapshot` is internal (used by `fromSnapshot`). */
-  constructor(opts: HomeIndexOptions = {}, searchSnapshot?: IndexSnapshot['search']) {
+  constructor(opts: HomeIndexOptions = {}) {
     this.mode = opts.mode ?? 'background';
     this.sliceMs = opts.sliceMs ?? 10;
     this.idleMs = opts.idleMs ?? 50;
-    this.searchIdx = new SearchIndex(this.mode === 'sync', searchSnapshot, () => this.schedule());
-    if (searchSnapshot !== undefined) this.schedule();
+    this.inlineSearch = opts.search ? null : new SearchIndex(this.mode === 'sync');
+    this.searchBackend = opts.search ?? this.inlineSearch!;
   }
 
   // ------------------------------------------------------------------ writes
@@ -271,9 +272,10 @@ export class HomeIndex {
     }
     if (text !== null) {
       const body = facts.frontmatterRange !== null ? text.slice(facts.frontmatterRange.end) : text;
-      this.searchIdx.set(this.searchDoc(path, facts, body));
+      this.searchBackend.set(this.searchDoc(path, facts, body), stat.etag);
     } else if (old === undefined) {
-      this.searchIdx.set(this.searchDoc(path, facts, ''));
+      // No text: an empty body under no ETag, so whoever feeds the index knows to send the text.
+      this.searchBackend.set(this.searchDoc(path, facts, ''), '');
     }
     this.written();
   }
@@ -315,7 +317,7 @@ export class HomeIndex {
     this.derivedIds.delete(rec.derived);
     const key = nameKeyOfPath(path);
     removeFromSortedMap(this.byName, key, path, byLengthThenPath);
-    this.searchIdx.delete(path);
+    this.searchBackend.delete(path);
     this.touchKey(key);
     for (const a of rec.aliasKeys) this.touchKey(a);
     this.written();
@@ -618,7 +620,7 @@ export class HomeIndex {
   }
 
   private hasDeferredWork(): boolean {
-    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.searchIdx.busy;
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || (this.inlineSearch?.busy ?? false);
   }
 
   private tick(): void {
@@ -630,7 +632,7 @@ export class HomeIndex {
       return;
     }
     const linksDone = this.flushLinks(this.sliceMs);
-    const searchDone = linksDone ? this.searchIdx.step(this.sliceMs) : false;
+    const searchDone = linksDone ? (this.inlineSearch?.flush(this.sliceMs) ?? true) : false;
     if (!linksDone || !searchDone) {
       this.timer = setImmediate(() => this.tick());
       this.timer.unref();
@@ -663,12 +665,12 @@ export class HomeIndex {
   /** Finish all deferred work (links and full text) now. */
   flush(): void {
     this.flushLinks();
-    this.searchIdx.flush();
+    this.inlineSearch?.flush();
   }
 
   /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, search documents. */
   pendingWork(): { notes: number; keys: number; search: number } {
-    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size, search: this.searchIdx.status().pending };
+    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size, search: this.inlineSearch?.statusNow().pending ?? 0 };
   }
 
   // ------------------------------------------------------------------ reads
@@ -840,21 +842,25 @@ export class HomeIndex {
 
   // ----------------------------------------------------------------- search
 
-  /** Full-text search (prefix, fuzzy 0.2, title boosted), best first. */
-  search(query: string, opts: SearchOptions = {}): SearchHit[] {
+  /** Full-text search (prefix, fuzzy, title boosted), best first; see search.ts for the query rules. */
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     const limit = opts.limit ?? 50;
-    const prefix = opts.pathPrefix;
-    const tagged = opts.tag !== undefined ? this.tagIndex.paths(opts.tag, true) : undefined;
-    if (opts.tag !== undefined && tagged === undefined) return [];
-    const filter =
-      prefix !== undefined || tagged !== undefined
-        ? (p: string) => (prefix === undefined || p.startsWith(prefix)) && (tagged === undefined || tagged.has(p))
-        : undefined;
-    const results = this.searchIdx.search(query, opts.combineWith ?? 'AND', filter);
+    let paths: string[] | undefined;
+    if (opts.tag !== undefined) {
+      const tagged = this.tagIndex.paths(opts.tag, true);
+      if (tagged === undefined) return [];
+      paths = [...tagged];
+    }
+    const results = await this.searchBackend.query({
+      q: query,
+      combineWith: opts.combineWith ?? 'AND',
+      limit,
+      ...(opts.pathPrefix !== undefined ? { pathPrefix: opts.pathPrefix } : {}),
+      ...(paths !== undefined ? { paths } : {}),
+    });
     const out: SearchHit[] = [];
     for (const r of results) {
-      if (out.length >= limit) break;
-      const rec = this.notesByPath.get(r.id as string);
+      const rec = this.notesByPath.get(r.path);
       if (rec === undefined) continue;
       out.push({
         path: rec.entry.path,
@@ -869,38 +875,51 @@ export class HomeIndex {
     return out;
   }
 
-  /** Apply pending full-text changes for up to `budgetMs` (default: all); true when none are left. */
+  /** Apply pending changes of the in-thread search engine for up to `budgetMs` (default: all); true when none are left. */
   flushSearch(budgetMs?: number): boolean {
-    return this.searchIdx.flush(budgetMs);
+    return this.inlineSearch?.flush(budgetMs) ?? true;
   }
 
-  searchStatus(): SearchStatus {
-    return this.searchIdx.status();
+  searchStatus(): Promise<SearchStatus> {
+    return this.searchBackend.status();
+  }
+
+  /** The search backend, for whoever keeps it in step with the Home (the Vault). */
+  get searchEngine(): SearchBackend {
+    return this.searchBackend;
   }
 
   // --------------------------------------------------------------- snapshot
 
   /**
-   * Everything needed to rebuild the index without re-reading files. The
-   * facts objects are the index's own: serialise the snapshot, don't mutate it.
+   * The snapshot (snapshot.ts), line by line: each line is taken from the
+   * index when it is produced, so a caller may write a few lines, let other
+   * work run, and go on. Notes removed meanwhile may still appear (the next
+   * scan drops them); each line is consistent in itself, since facts and
+   * stat are replaced together and never mutated.
    */
-  toSnapshot(): IndexSnapshot {
-    const search = this.searchIdx.toJSON();
-    const notes = [...this.notesByPath.values()]
-      .sort((a, b) => byPath(a.entry.path, b.entry.path))
-      .map((r) => ({ path: r.entry.path, stat: r.stat, facts: r.entry.facts }));
-    const files = [...this.filesByPath.values()]
-      .sort((a, b) => byPath(a.entry.path, b.entry.path))
-      .map((r) => ({ path: r.entry.path, stat: r.stat }));
-    return { format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION, notes, files, search };
+  *snapshotLines(): Generator<string> {
+    yield headerLine();
+    const files = [...this.filesByPath.values()];
+    const notes = [...this.notesByPath.values()];
+    for (const r of files) yield fileLine(r.entry.path, r.stat);
+    for (const r of notes) yield noteLine(r.entry.path, r.stat, r.entry.facts);
   }
 
-  /** Rebuild from `toSnapshot()` output. Throws IndexSnapshotError on an unknown version or shape (rebuild from files then). */
-  static fromSnapshot(s: IndexSnapshot, opts: HomeIndexOptions = {}): HomeIndex {
-    checkSnapshot(s);
-    const idx = new HomeIndex(opts, s.search);
-    for (const f of s.files) idx.upsertFile(f.path, f.stat);
-    for (const n of s.notes) idx.putNote(n.path, n.facts, n.stat, true);
+  /** The whole snapshot as one text. */
+  toSnapshot(): string {
+    let out = '';
+    for (const line of this.snapshotLines()) out += line + '\n';
+    return out;
+  }
+
+  /** Rebuild from a snapshot text. Throws IndexSnapshotError on an unknown version or shape (rebuild from files then). */
+  static fromSnapshot(text: string, opts: HomeIndexOptions = {}): HomeIndex {
+    const idx = new HomeIndex(opts);
+    for (const r of readSnapshot(text)) {
+      if (r.kind === 'file') idx.upsertFile(r.path, r.stat);
+      else idx.putNote(r.path, r.facts, r.stat, true);
+    }
     return idx;
   }
 }

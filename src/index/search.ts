@@ -3,14 +3,11 @@
  * note text after the frontmatter), `tags` and `aliases`; nothing is stored
  * (`storeFields` is empty; titles and ids come from the index at query time).
  *
- * Adding ~30 MB of Markdown to MiniSearch takes seconds, far longer than
- * everything else the index does, so documents go through a pending queue:
- * a change is queued (the newest change per path wins) and applied in short
- * background slices when the index is idle, on demand, or at once,
- * depending on the `IndexingMode`.
- * `search()` always applies everything pending first, so results are never
- * stale. A queued body is the only copy of note text the index holds, and
- * only until it is applied.
+ * Adding ~30 MB of Markdown to MiniSearch takes seconds and its index is
+ * the largest thing Quire keeps in memory, so a live vault runs it in a
+ * worker thread (search-worker.ts); tests and small tools run it in-thread,
+ * where changes can wait in a pending queue for idle time. Either way a
+ * query first applies everything sent before it, so results are never stale.
  */
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 
@@ -145,57 +142,96 @@ export function addDocument(
 export interface SearchStatus {
   /** Changes not yet applied to MiniSearch. */
   pending: number;
-  /** False while a snapshot's index has not been loaded yet. */
-  loaded: boolean;
-  /** True when a snapshot's index failed to load in the background; notes indexed from it are missing until re-upserted. */
-  lost: boolean;
+  /** Documents indexed. */
+  documents: number;
+}
+
+/** One query, with its filters already resolved to paths. */
+export interface SearchQuery {
+  q: string;
+  combineWith: 'AND' | 'OR';
+  /** Only paths starting with this string. */
+  pathPrefix?: string;
+  /** Only these paths (a tag filter, resolved by the caller). */
+  paths?: string[];
+  limit: number;
+}
+
+/** A hit as the engine knows it: titles and ids are looked up by the caller at query time. */
+export interface RawHit {
+  path: string;
+  score: number;
+  terms: string[];
+  queryTerms: string[];
+  match: Record<string, string[]>;
 }
 
 /**
- * MiniSearch plus a queue of pending changes. It never schedules anything
- * itself: `HomeIndex` calls `step()` from its idle-time scheduler, and every
- * read (`search`, `toJSON`, `flush`) first applies what is pending.
+ * Where a HomeIndex sends its search documents and asks its queries: the
+ * engine in this thread (`SearchIndex`) or in a worker thread
+ * (`SearchWorker`, search-client.ts), so that building and saving ~100 MB
+ * of MiniSearch never stalls the thread that answers requests.
  */
-export class SearchIndex {
-  private ms: MiniSearch<SearchDoc> | null;
-  private snapshot: AsPlainObject | null;
+export interface SearchBackend {
+  /** Index `doc` as the document of `doc.path` at `etag` ('' when its text is not known yet). */
+  set(doc: SearchDoc, etag: string): void;
+  delete(path: string): void;
+  query(q: SearchQuery): Promise<RawHit[]>;
+  status(): Promise<SearchStatus>;
+  /** path → ETag of every indexed document, after every change sent before. */
+  indexed(): Promise<Map<string, string>>;
+}
+
+/** The file a search engine persists itself in (see `SearchIndex.toPersisted`). */
+export interface PersistedSearch {
+  format: 'quire-search';
+  version: number;
+  /** [path, etag] of every document. */
+  etags: Array<[string, string]>;
+  index: AsPlainObject;
+}
+
+/** Bump when the MiniSearch options or what goes into a search document change. */
+export const SEARCH_PERSIST_VERSION = 1;
+
+/**
+ * MiniSearch plus a queue of pending changes, in this thread. With
+ * `immediate` every change applies at once; otherwise changes wait in the
+ * queue until `step()` (the HomeIndex's idle-time scheduler) or a read
+ * applies them, so reads are never stale.
+ */
+export class SearchIndex implements SearchBackend {
+  private ms: MiniSearch<SearchDoc>;
   private readonly pending = new Map<string, SearchDoc | null>();
-  private asyncLoad: Promise<void> | null = null;
-  private lost = false;
+  private readonly etags = new Map<string, string>();
   /** See `addDocument`. */
   private readonly termCache = new Map<string, Map<number, Map<number, number>>>();
 
-  /**
-   * `immediate`: apply changes at once (mode `sync`), loading a snapshot's
-   * index right away. `onLoaded` is called when a background load finishes.
-   */
   constructor(
     private readonly immediate: boolean,
-    snapshot?: AsPlainObject,
-    private readonly onLoaded: () => void = () => undefined,
+    persisted?: PersistedSearch,
   ) {
-    this.snapshot = snapshot ?? null;
-    this.ms = snapshot ? null : new MiniSearch(MINISEARCH_OPTIONS);
-    if (snapshot && immediate) this.loadNow();
+    this.ms = persisted ? MiniSearch.loadJS(persisted.index, MINISEARCH_OPTIONS) : new MiniSearch(MINISEARCH_OPTIONS);
+    if (persisted) for (const [p, e] of persisted.etags) this.etags.set(p, e);
   }
 
-  /** Queue (or apply) the document for `doc.path`. */
-  set(doc: SearchDoc): void {
+  set(doc: SearchDoc, etag: string): void {
+    this.etags.set(doc.path, etag);
     this.change(doc.path, doc);
   }
 
-  /** Queue (or apply) the removal of `path`. */
   delete(path: string): void {
+    this.etags.delete(path);
     this.change(path, null);
   }
 
   private change(path: string, doc: SearchDoc | null): void {
-    if (this.immediate && this.ms !== null && this.pending.size === 0) this.apply(path, doc);
+    if (this.immediate && this.pending.size === 0) this.apply(path, doc);
     else this.pending.set(path, doc);
   }
 
   private apply(path: string, doc: SearchDoc | null): void {
-    const ms = this.ms!;
+    const ms = this.ms;
     if (ms.has(path)) {
       this.termCache.clear();
       ms.discard(path);
@@ -203,50 +239,13 @@ export class SearchIndex {
     if (doc !== null) addDocument(ms, doc, ms.dirtCount === 0 && !ms.isVacuuming ? this.termCache : null);
   }
 
-  private loadNow(): void {
-    if (this.ms !== null) return;
-    const js = this.snapshot!;
-    this.snapshot = null;
-    this.termCache.clear();
-    this.ms = MiniSearch.loadJS(js, MINISEARCH_OPTIONS);
-  }
-
-  /** Whether `step()` has anything to do. */
+  /** Whether `flush()` has anything to do. */
   get busy(): boolean {
-    return this.pending.size > 0 || (this.ms === null && this.asyncLoad === null);
-  }
-
-  /**
-   * One background step of at most about `budgetMs`: start loading a
-   * snapshot's index asynchronously (MiniSearch.loadJSAsync yields every
-   * 1000 terms), or apply pending changes. True when nothing is left to do
-   * right now.
-   */
-  step(budgetMs: number): boolean {
-    if (this.ms === null) {
-      if (this.asyncLoad === null) {
-        const js = this.snapshot!;
-        const done = (ms: MiniSearch<SearchDoc> | null) => {
-          // A search may have loaded it synchronously in the meantime.
-          if (this.snapshot === js) {
-            this.snapshot = null;
-            this.termCache.clear();
-            this.ms = ms ?? new MiniSearch(MINISEARCH_OPTIONS);
-            this.lost = ms === null;
-          }
-          this.asyncLoad = null;
-          this.onLoaded();
-        };
-        this.asyncLoad = MiniSearch.loadJSAsync(js, MINISEARCH_OPTIONS).then(done, () => done(null));
-      }
-      return true;
-    }
-    return this.flush(budgetMs);
+    return this.pending.size > 0;
   }
 
   /** Apply pending changes for up to `budgetMs`; true when nothing is left pending. */
   flush(budgetMs = Infinity): boolean {
-    this.loadNow();
     if (this.pending.size === 0) return true;
     const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
     let n = 0;
@@ -258,30 +257,57 @@ export class SearchIndex {
     return this.pending.size === 0;
   }
 
-  status(): SearchStatus {
-    return { pending: this.pending.size, loaded: this.ms !== null, lost: this.lost };
+  statusNow(): SearchStatus {
+    return { pending: this.pending.size, documents: this.ms.documentCount };
   }
 
-  /** Run a query (after applying everything pending). `filter` gets the path. */
-  search(query: string, combineWith: 'AND' | 'OR', filter?: (path: string) => boolean): SearchResult[] {
-    this.flush();
-    if (query.trim() === '') return [];
-    return this.ms!.search(query, {
-      ...QUERY_DEFAULTS,
-      combineWith,
-      ...(filter ? { filter: (r: SearchResult) => filter(r.id as string) } : {}),
-    });
+  async status(): Promise<SearchStatus> {
+    return this.statusNow();
   }
 
-  /** MiniSearch's plain-object serialisation (after applying everything pending). */
-  toJSON(): AsPlainObject {
+  async indexed(): Promise<Map<string, string>> {
+    return new Map(this.etags);
+  }
+
+  async query(q: SearchQuery): Promise<RawHit[]> {
+    return this.queryNow(q);
+  }
+
+  /** Run a query (after applying everything pending). */
+  queryNow(q: SearchQuery): RawHit[] {
     this.flush();
-    return this.ms!.toJSON();
+    if (q.q.trim() === '') return [];
+    const only = q.paths !== undefined ? new Set(q.paths) : undefined;
+    const prefix = q.pathPrefix;
+    const filter =
+      prefix !== undefined || only !== undefined
+        ? (r: SearchResult) => (prefix === undefined || (r.id as string).startsWith(prefix)) && (only === undefined || only.has(r.id as string))
+        : undefined;
+    const results = this.ms.search(q.q, { ...QUERY_DEFAULTS, combineWith: q.combineWith, ...(filter ? { filter } : {}) });
+    const out: RawHit[] = [];
+    for (const r of results) {
+      if (out.length >= q.limit) break;
+      out.push({ path: r.id as string, score: r.score, terms: r.terms, queryTerms: r.queryTerms, match: r.match });
+    }
+    return out;
+  }
+
+  /** Everything needed to load this index again (after applying everything pending). */
+  toPersisted(): PersistedSearch {
+    this.flush();
+    return { format: 'quire-search', version: SEARCH_PERSIST_VERSION, etags: [...this.etags], index: this.ms.toJSON() };
   }
 }
 
+/** Cheap structural check of a persisted search index before trusting it. */
+export function isLoadablePersistedSearch(x: unknown): x is PersistedSearch {
+  if (typeof x !== 'object' || x === null) return false;
+  const o = x as Record<string, unknown>;
+  return o['format'] === 'quire-search' && o['version'] === SEARCH_PERSIST_VERSION && Array.isArray(o['etags']) && isLoadableSearchJson(o['index']);
+}
+
 /** Cheap structural check of a serialised MiniSearch index before trusting it. */
-export function isLoadableSearchJson(js: unknown): js is AsPlainObject {
+function isLoadableSearchJson(js: unknown): js is AsPlainObject {
   if (typeof js !== 'object' || js === null) return false;
   const o = js as Record<string, unknown>;
   if (o['serializationVersion'] !== MINISEARCH_SERIALIZATION_VERSION) return false;

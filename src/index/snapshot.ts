@@ -1,31 +1,26 @@
 /**
  * The snapshot format: everything needed to rebuild a HomeIndex without
- * re-reading files. A plain JSON-able object (as long as the frontmatter in
- * the facts is); see docs/index.md "Snapshot".
+ * re-reading files (the full-text index persists itself: search-worker.ts).
+ *
+ * A snapshot is text, one JSON value per line, so that a live index can be
+ * written out a few lines at a time without stalling the event loop, and
+ * read back line by line:
+ *
+ *   {"format":"quire-home-index","version":2}
+ *   ["f", path, stat]            one per non-note file
+ *   ["n", path, stat, facts]     one per note
+ *
+ * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`, and
+ * `facts` the compact tuple of `encodeFacts` (field names are not repeated,
+ * which makes the file about a third of a JSON dump of NoteFacts).
  */
-import type { AsPlainObject } from 'minisearch';
 import { AppError } from '../core/errors.js';
-import type { NoteFacts } from '../markdown/facts.js';
-import { isLoadableSearchJson } from './search.js';
+import type { BlockAnchor, Heading, Link, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
 import type { FileStat } from './types.js';
 
-/**
- * Bump whenever the meaning of a snapshot changes: its shape, NoteFacts, the
- * MiniSearch fields/options or what goes into a search document.
- */
-export const INDEX_SNAPSHOT_VERSION = 1;
+/** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
+export const INDEX_SNAPSHOT_VERSION = 2;
 export const INDEX_SNAPSHOT_FORMAT = 'quire-home-index';
-
-export interface IndexSnapshot {
-  format: typeof INDEX_SNAPSHOT_FORMAT;
-  version: number;
-  /** Notes in path order (code units), with the stat recorded at upsert and their facts. */
-  notes: Array<{ path: string; stat: FileStat; facts: NoteFacts }>;
-  /** Other files in path order. */
-  files: Array<{ path: string; stat: FileStat }>;
-  /** `MiniSearch#toJSON()` of the full-text index. */
-  search: AsPlainObject;
-}
 
 /** A snapshot this build cannot use; the caller should rebuild from the files. */
 export class IndexSnapshotError extends AppError {
@@ -35,51 +30,184 @@ export class IndexSnapshotError extends AppError {
   }
 }
 
-function isStat(x: unknown): x is FileStat {
-  if (typeof x !== 'object' || x === null) return false;
-  const s = x as Record<string, unknown>;
-  return typeof s['size'] === 'number' && typeof s['mtimeMs'] === 'number' && typeof s['etag'] === 'string';
+export type SnapshotRecord = { kind: 'file'; path: string; stat: FileStat } | { kind: 'note'; path: string; stat: FileStat; facts: NoteFacts };
+
+export function headerLine(): string {
+  return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION });
 }
 
-/** Throws IndexSnapshotError unless `s` looks like a snapshot this build wrote. */
-export function checkSnapshot(s: unknown): asserts s is IndexSnapshot {
-  if (typeof s !== 'object' || s === null) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot is not an object');
-  const o = s as Record<string, unknown>;
-  if (o['format'] !== INDEX_SNAPSHOT_FORMAT) {
+export function fileLine(path: string, stat: FileStat): string {
+  return JSON.stringify(['f', path, encodeStat(stat)]);
+}
+
+export function noteLine(path: string, stat: FileStat, facts: NoteFacts): string {
+  return JSON.stringify(['n', path, encodeStat(stat), encodeFacts(facts)]);
+}
+
+/** The records of a snapshot text, checked; throws IndexSnapshotError when it is not one this build wrote. */
+export function* readSnapshot(text: string): Generator<SnapshotRecord> {
+  let at = text.indexOf('\n');
+  const header = parseLine(at < 0 ? text : text.slice(0, at)) as Record<string, unknown> | null;
+  if (typeof header !== 'object' || header === null || header['format'] !== INDEX_SNAPSHOT_FORMAT) {
     throw new IndexSnapshotError('index_snapshot_invalid', 'Not a Quire index snapshot');
   }
-  if (o['version'] !== INDEX_SNAPSHOT_VERSION) {
+  if (header['version'] !== INDEX_SNAPSHOT_VERSION) {
     throw new IndexSnapshotError(
       'index_snapshot_version',
-      `Index snapshot version ${String(o['version'])} is not ${INDEX_SNAPSHOT_VERSION}; rebuild the index`,
+      `Index snapshot version ${String(header['version'])} is not ${INDEX_SNAPSHOT_VERSION}; rebuild the index`,
     );
   }
-  const notes = o['notes'];
-  const files = o['files'];
-  if (!Array.isArray(notes) || !Array.isArray(files)) {
-    throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot lacks notes or files');
+  while (at >= 0 && at < text.length - 1) {
+    const next = text.indexOf('\n', at + 1);
+    const line = text.slice(at + 1, next < 0 ? text.length : next);
+    at = next;
+    if (line === '') continue;
+    const r = parseLine(line);
+    if (!Array.isArray(r) || typeof r[1] !== 'string') throw malformed();
+    const stat = decodeStat(r[2]);
+    if (r[0] === 'f' && r.length === 3) yield { kind: 'file', path: r[1], stat };
+    else if (r[0] === 'n' && r.length === 4) yield { kind: 'note', path: r[1], stat, facts: decodeFacts(r[1], r[3]) };
+    else throw malformed();
   }
-  for (const n of notes as unknown[]) {
-    const e = n as Record<string, unknown> | null;
-    if (
-      typeof e !== 'object' ||
-      e === null ||
-      typeof e['path'] !== 'string' ||
-      !isStat(e['stat']) ||
-      typeof e['facts'] !== 'object' ||
-      e['facts'] === null ||
-      !Array.isArray((e['facts'] as Record<string, unknown>)['links'])
-    ) {
-      throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot has a malformed note');
-    }
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw malformed();
   }
-  for (const f of files as unknown[]) {
-    const e = f as Record<string, unknown> | null;
-    if (typeof e !== 'object' || e === null || typeof e['path'] !== 'string' || !isStat(e['stat'])) {
-      throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot has a malformed file');
-    }
+}
+
+function malformed(): IndexSnapshotError {
+  return new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot has a malformed record');
+}
+
+function encodeStat(s: FileStat): unknown[] {
+  return [s.size, s.mtimeMs, s.etag, s.ctimeMs ?? null, s.birthtimeMs ?? null];
+}
+
+function decodeStat(x: unknown): FileStat {
+  if (!Array.isArray(x) || typeof x[0] !== 'number' || typeof x[1] !== 'number' || typeof x[2] !== 'string') throw malformed();
+  const s: FileStat = { size: x[0], mtimeMs: x[1], etag: x[2] };
+  if (typeof x[3] === 'number') s.ctimeMs = x[3];
+  if (typeof x[4] === 'number') s.birthtimeMs = x[4];
+  return s;
+}
+
+const LINK_WIDTH = 9;
+const TASK_WIDTH = 7;
+
+/** NoteFacts as one array of its values in a fixed order; nested records flattened into arrays of their fields. */
+export function encodeFacts(f: NoteFacts): unknown[] {
+  const tagOcc: unknown[] = [];
+  for (const t of f.tagOccurrences) tagOcc.push(t.tag, t.line, t.column, t.offset);
+  const headings: unknown[] = [];
+  for (const h of f.headings) headings.push(h.level, h.text, h.line);
+  const blocks: unknown[] = [];
+  for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
+  const links: unknown[] = [];
+  for (const l of f.links) {
+    links.push((l.kind === 'markdown' ? 1 : 0) | (l.embed ? 2 : 0), l.target, l.heading, l.blockId, l.alias, l.line, l.column, l.start, l.end);
   }
-  if (!isLoadableSearchJson(o['search'])) {
-    throw new IndexSnapshotError('index_snapshot_version', 'Index snapshot search index is not loadable by this MiniSearch');
+  const tasks: unknown[] = [];
+  for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
+  const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
+  return [
+    f.frontmatter,
+    f.frontmatterError,
+    range,
+    f.title,
+    f.titleSource,
+    f.id,
+    f.aliases,
+    f.frontmatterTags,
+    tagOcc,
+    f.tags,
+    headings,
+    blocks,
+    links,
+    tasks,
+    f.wordCount,
+  ];
+}
+
+/** The inverse of `encodeFacts`: equal (deeply, key order included) to the facts encoded. */
+export function decodeFacts(path: string, x: unknown): NoteFacts {
+  if (!Array.isArray(x) || x.length !== 15) throw malformed();
+  const [frontmatter, frontmatterError, range, title, titleSource, id, aliases, frontmatterTags, tagOcc, tags, hs, bs, ls, ts, wordCount] = x as [
+    NoteFacts['frontmatter'],
+    string | null,
+    [number, number] | null,
+    string,
+    NoteFacts['titleSource'],
+    string | null,
+    string[],
+    string[],
+    unknown[],
+    string[],
+    unknown[],
+    unknown[],
+    unknown[],
+    unknown[],
+    number,
+  ];
+  if (!Array.isArray(tagOcc) || !Array.isArray(hs) || !Array.isArray(bs) || !Array.isArray(ls) || !Array.isArray(ts)) throw malformed();
+  const tagOccurrences: TagOccurrence[] = [];
+  for (let i = 0; i < tagOcc.length; i += 4) {
+    tagOccurrences.push({ tag: tagOcc[i] as string, line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
   }
+  const headings: Heading[] = [];
+  for (let i = 0; i < hs.length; i += 3) headings.push({ level: hs[i] as number, text: hs[i + 1] as string, line: hs[i + 2] as number });
+  const blocks: BlockAnchor[] = [];
+  for (let i = 0; i < bs.length; i += 3) blocks.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
+  const links: Link[] = [];
+  for (let i = 0; i < ls.length; i += LINK_WIDTH) {
+    const flags = ls[i] as number;
+    links.push({
+      kind: flags & 1 ? 'markdown' : 'wikilink',
+      embed: (flags & 2) !== 0,
+      target: ls[i + 1] as string,
+      heading: ls[i + 2] as string | null,
+      blockId: ls[i + 3] as string | null,
+      alias: ls[i + 4] as string | null,
+      line: ls[i + 5] as number,
+      column: ls[i + 6] as number,
+      start: ls[i + 7] as number,
+      end: ls[i + 8] as number,
+    });
+  }
+  const tasks: Task[] = [];
+  for (let i = 0; i < ts.length; i += TASK_WIDTH) {
+    const status = ts[i + 1] as string;
+    tasks.push({
+      line: ts[i] as number,
+      status,
+      checked: status === 'x' || status === 'X',
+      cancelled: status === '-',
+      text: ts[i + 2] as string,
+      blockId: ts[i + 3] as string | null,
+      due: ts[i + 4] as string | null,
+      depth: ts[i + 5] as number,
+      parentTaskLine: ts[i + 6] as number | null,
+    });
+  }
+  return {
+    path,
+    frontmatter,
+    frontmatterError,
+    frontmatterRange: range === null ? null : { start: range[0], end: range[1] },
+    title,
+    titleSource,
+    id,
+    aliases,
+    frontmatterTags,
+    tagOccurrences,
+    tags,
+    headings,
+    blocks,
+    links,
+    tasks,
+    wordCount,
+  };
 }

@@ -4,6 +4,7 @@
  * caller must not mutate them.
  */
 import type { Heading, Link, NoteFacts, Task } from '../markdown/facts.js';
+import type { SearchBackend } from './search.js';
 
 /** What the caller knows about a file on disk; recorded as given at upsert. */
 export interface FileStat {
@@ -128,6 +129,11 @@ export type IndexingMode = 'background' | 'sync' | 'lazy';
 
 export interface HomeIndexOptions {
   mode?: IndexingMode;
+  /**
+   * Where full text is indexed and searched (a SearchWorker in a live vault);
+   * default: a MiniSearch in this thread, run as `mode` says.
+   */
+  search?: SearchBackend;
   /** Time budget of one background slice in ms (default 10). */
   sliceMs?: number;
   /** Background work waits until no write happened for this long, in ms (default 50). */

@@ -298,10 +298,10 @@ export function notesByTag(scope: Scope, tag: string) {
   return { items, next_cursor: null };
 }
 
-export function searchNotes(scope: Scope, q: { q: string; limit?: number; path?: string; tag?: string }) {
+export async function searchNotes(scope: Scope, q: { q: string; limit?: number; path?: string; tag?: string }) {
   const query = q.q.trim();
   if (!query) throw errors.badRequest('q must not be blank', { field: 'query.q' });
-  const hits = scope.index.search(query, {
+  const hits = await scope.index.search(query, {
     limit: Math.min(q.limit ?? 20, 200),
     pathPrefix: q.path ?? scope.prefix ?? undefined,
     tag: q.tag,

@@ -116,9 +116,28 @@ export async function ensureDir(dir: string, label: string): Promise<void> {
  * and an AppError is thrown.
  */
 export async function writeFileAtomic(absPath: string, bytes: Uint8Array | string, opts: AtomicWriteOptions = {}): Promise<void> {
-  const label = opts.label ?? path.basename(absPath);
   const io: AtomicIo = { ...defaultIo, ...opts.io };
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+  await writeAtomicWith(absPath, (fh) => io.write(fh, data), opts);
+}
+
+/**
+ * `writeFileAtomic` for content produced a piece at a time (a large cache
+ * file written between other work): each chunk is written as it comes.
+ */
+export async function writeChunksAtomic(absPath: string, chunks: AsyncIterable<string>, opts: AtomicWriteOptions = {}): Promise<void> {
+  await writeAtomicWith(
+    absPath,
+    async (fh) => {
+      for await (const chunk of chunks) await fh.write(chunk);
+    },
+    opts,
+  );
+}
+
+async function writeAtomicWith(absPath: string, fill: (fh: FileHandle) => Promise<void>, opts: AtomicWriteOptions): Promise<void> {
+  const label = opts.label ?? path.basename(absPath);
+  const io: AtomicIo = { ...defaultIo, ...opts.io };
   const dir = path.dirname(absPath);
   await ensureDir(dir, label);
 
@@ -139,7 +158,7 @@ export async function writeFileAtomic(absPath: string, bytes: Uint8Array | strin
   try {
     fh = await open(tmp, 'wx', mode ?? 0o666);
     if (mode !== undefined) await fh.chmod(mode); // open() applies the umask; keep the old bits exactly
-    await io.write(fh, data);
+    await fill(fh);
     await io.sync(fh);
     await fh.close();
     fh = undefined;

@@ -10,12 +10,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
 import { HomeIndex, type FileStat } from '../index/home-index.js';
-import type { IndexSnapshot } from '../index/home-index.js';
+import { SearchWorker } from '../index/search-client.js';
 import { extractFacts } from '../markdown/extract.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeChunksAtomic } from './atomic.js';
 import { etagOf } from './etag.js';
 import { Home, type HomeEvent } from './home.js';
 import { isIgnoredPath, isTempName } from './ignore.js';
+import { PARALLEL_MIN, scanInline, scanInWorkers, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
 import type { HomeWatcher, WatchChange } from './watcher.js';
 
 export interface VaultProgress {
@@ -25,13 +26,15 @@ export interface VaultProgress {
 
 export interface VaultOptions {
   root: string;
-  /** Where the index snapshot is kept between runs; null for none. */
+  /** Where the index snapshot is kept between runs (the search index beside it, `<cacheFile>.search`); null for none. */
   cacheFile: string | null;
   /** Follow edits by other programs (default true). */
   watch?: boolean;
   /** Watcher quiet time before a batch (ms). */
   debounceMs?: number;
   onProgress?: (p: VaultProgress) => void;
+  /** Worker threads for large scans (default: one per core, at most 4; 1 scans in this thread). */
+  scanThreads?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -85,14 +88,6 @@ async function walk(root: string, rel = '', out: FoundFile[] = []): Promise<Foun
   return out;
 }
 
-async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(runners);
-}
-
 export class Vault {
   readonly home: Home;
   readonly root: string;
@@ -108,12 +103,15 @@ export class Vault {
   private heldBatches: WatchChange[][] = [];
   private cacheTimer: NodeJS.Timeout | null = null;
   private dirty = false;
+  private saving: Promise<void> | null = null;
+  private readonly search: SearchWorker;
   private readonly listeners = new Set<(change: VaultChange) => void>();
 
   constructor(private readonly opts: VaultOptions) {
     this.root = path.resolve(opts.root);
     this.home = new Home(this.root);
     this.home.onWritten((e) => this.onOwnChange(e));
+    this.search = new SearchWorker((e) => this.report(e));
     this.ready = this.open();
     this.ready.catch((e) => this.report(e));
   }
@@ -160,40 +158,58 @@ export class Vault {
         onError: (e) => this.report(e),
       });
     }
+    const searchFile = this.opts.cacheFile !== null ? this.opts.cacheFile + '.search' : null;
+    // The search thread loads its own file meanwhile; documents sent below apply on top of it.
+    const searchLoaded = searchFile !== null ? this.search.load(searchFile) : Promise.resolve(false);
     const cached = await this.loadSnapshot();
-    const index = cached ?? new HomeIndex();
+    const index = cached ?? new HomeIndex({ search: this.search });
     const found = await walk(this.root);
     this.progress = { done: 0, total: found.length };
     const seen = new Set<string>();
-    let parsed = 0;
-    let lastReport = 0;
-    await pool(found, READ_CONCURRENCY, async (f) => {
+    const toRead = new Map<string, FoundFile>();
+    for (const f of found) {
       seen.add(f.rel);
       const before = index.statOf(f.rel);
-      const unchanged = before && before.size === f.size && before.mtimeMs === f.mtimeMs;
-      if (!unchanged) {
-        if (isNotePath(f.rel)) {
-          const bytes = await fs.promises.readFile(f.abs);
-          const etag = etagOf(bytes);
-          if (!before || before.etag !== etag || !index.noteByPath(f.rel)) {
-            const text = bytes.toString('utf8');
-            index.upsertNote(f.rel, extractFacts(text, f.rel), { size: f.size, mtimeMs: f.mtimeMs, etag, birthtimeMs: f.birthtimeMs }, text);
-            parsed++;
-          } else {
-            this.restamp(index, f, etag);
-          }
-        } else {
-          index.upsertFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs, etag: '', birthtimeMs: f.birthtimeMs });
-        }
+      if (before && before.size === f.size && before.mtimeMs === f.mtimeMs) {
+        this.progress.done++;
+      } else if (isNotePath(f.rel)) {
+        toRead.set(f.rel, f);
+      } else {
+        index.upsertFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs, etag: '', birthtimeMs: f.birthtimeMs });
         this.dirty = true;
+        this.progress.done++;
       }
+    }
+    let parsed = 0;
+    let lastReport = 0;
+    const take = (r: ScanResult) => {
+      const f = toRead.get(r.rel)!;
       this.progress.done++;
       const now = performance.now();
       if (this.opts.onProgress && now - lastReport > 1000) {
         lastReport = now;
         this.opts.onProgress({ ...this.progress });
       }
+      if (r.etag === null) {
+        seen.delete(r.rel); // vanished since the walk
+        return;
+      }
+      this.dirty = true;
+      const stat = { size: f.size, mtimeMs: f.mtimeMs, etag: r.etag, birthtimeMs: f.birthtimeMs };
+      if (r.facts === null) {
+        index.upsertNote(f.rel, index.noteByPath(f.rel)!.facts, stat, null);
+      } else {
+        index.upsertNote(f.rel, r.facts, stat, r.text);
+        parsed++;
+      }
+    };
+    const items: ScanItem[] = [...toRead.values()].map((f) => {
+      const before = index.statOf(f.rel);
+      return { rel: f.rel, abs: f.abs, knownEtag: before && index.noteByPath(f.rel) ? before.etag : null };
     });
+    const threads = this.opts.scanThreads ?? scanThreads();
+    if (items.length >= PARALLEL_MIN && threads > 1) await scanInWorkers(items, threads, take);
+    else await scanInline(items, READ_CONCURRENCY, take);
     for (const p of [...index.notes()].map((n) => n.path).concat([...index.files()].map((f) => f.path))) {
       if (!seen.has(p)) {
         index.remove(p);
@@ -204,16 +220,39 @@ export class Vault {
     this.index_ = index;
     this.state = 'ready';
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
+    this.search.hold(this.catchUpSearch(index, searchLoaded));
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
     this.stats = { notes: index.noteCount, files: index.fileCount, parsed, ms: Math.round(performance.now() - started) };
     return this.stats;
   }
 
-  /** Same bytes, new mtime (a `touch`, a git checkout of identical content): keep the facts, record the stat. */
-  private restamp(index: HomeIndex, f: FoundFile, etag: string) {
-    const entry = index.noteByPath(f.rel)!;
-    index.upsertNote(f.rel, entry.facts, { size: f.size, mtimeMs: f.mtimeMs, etag, birthtimeMs: f.birthtimeMs }, null);
+  /**
+   * Bring the search engine in step with the index: notes it holds at
+   * another ETag (or not at all: a lost or stale search file) get their text
+   * sent again, documents of notes that are gone are dropped. Searches wait
+   * for this; everything else is answered meanwhile.
+   */
+  private async catchUpSearch(index: HomeIndex, loaded: Promise<boolean>): Promise<void> {
+    await loaded.catch(() => false);
+    const indexed = await this.search.indexed();
+    let sent = 0;
+    for (const note of [...index.notes()]) {
+      if (indexed.get(note.path) === note.etag) continue;
+      let bytes: Buffer;
+      try {
+        bytes = await fs.promises.readFile(path.join(this.root, note.path));
+      } catch {
+        continue; // gone: the watcher reports it
+      }
+      const current = index.noteByPath(note.path);
+      // Edited since it was indexed: the watcher re-indexes it, text and all.
+      if (current === undefined || etagOf(bytes) !== current.etag) continue;
+      index.upsertNote(note.path, current.facts, index.statOf(note.path)!, bytes.toString('utf8'));
+      sent++;
+    }
+    for (const p of indexed.keys()) if (index.noteByPath(p) === undefined) this.search.delete(p);
+    if (sent > 0) this.dirty = true;
   }
 
   private async onBatch(changes: WatchChange[]): Promise<void> {
@@ -345,17 +384,27 @@ export class Vault {
     if (!this.opts.cacheFile) return null;
     try {
       const raw = await fs.promises.readFile(this.opts.cacheFile, 'utf8');
-      return HomeIndex.fromSnapshot(JSON.parse(raw) as IndexSnapshot);
+      return HomeIndex.fromSnapshot(raw, { search: this.search });
     } catch {
       // No cache, or one from another version: rebuild from the files, which are the truth.
       return null;
     }
   }
 
-  async saveSnapshot(): Promise<void> {
-    if (!this.opts.cacheFile || !this.index_ || !this.dirty) return;
-    this.dirty = false;
-    await writeFileAtomic(this.opts.cacheFile, JSON.stringify(this.index_.toSnapshot()));
+  /** Save the snapshot and the search index (when anything changed), one save at a time. */
+  saveSnapshot(): Promise<void> {
+    const run = async () => {
+      if (!this.opts.cacheFile || !this.index_ || !this.dirty) return;
+      this.dirty = false;
+      const file = this.opts.cacheFile;
+      await Promise.all([
+        writeChunksAtomic(file, inSlices(this.index_.snapshotLines()), { label: 'index cache' }),
+        this.search.save(file + '.search'),
+      ]);
+    };
+    const next = (this.saving ?? Promise.resolve()).then(run);
+    this.saving = next.catch(() => undefined);
+    return next;
   }
 
   async close(): Promise<void> {
@@ -365,8 +414,33 @@ export class Vault {
     this.cacheTimer = null;
     await this.watcher?.close();
     await this.saveSnapshot().catch((e) => this.report(e));
+    await this.search.close();
     this.state = 'closed';
   }
+}
+
+/** Time one slice of snapshot writing may hold the event loop. */
+const SLICE_MS = 8;
+
+/**
+ * Lines joined into chunks of about `SLICE_MS` of work each, with the event
+ * loop free between chunks (the write of each chunk is awaited), so saving
+ * a large index never stalls requests.
+ */
+async function* inSlices(lines: Iterator<string>): AsyncGenerator<string> {
+  let chunk = '';
+  let deadline = performance.now() + SLICE_MS;
+  let n = 0;
+  for (let r = lines.next(); !r.done; r = lines.next()) {
+    chunk += r.value + '\n';
+    if ((++n & 31) === 0 && performance.now() > deadline) {
+      yield chunk;
+      chunk = '';
+      await new Promise((resolve) => setImmediate(resolve));
+      deadline = performance.now() + SLICE_MS;
+    }
+  }
+  if (chunk !== '') yield chunk;
 }
 
 export type VaultChange =

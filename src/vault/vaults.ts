@@ -46,7 +46,7 @@ export class InstanceVaults implements Vaults {
       const started = Date.now();
       v = new Vault({
         root: paths.home(this.config, username),
-        cacheFile: path.join(paths.cache(this.config), `${username}.index.json`),
+        cacheFile: path.join(paths.cache(this.config), `${username}.index.ndjson`),
         onProgress: (p) => this.log(`indexing ${username}: ${p.done}/${p.total} files`),
         ...this.vaultDefaults,
       });
@@ -96,7 +96,7 @@ export class LocalVaults implements Vaults {
   readonly vault: Vault;
 
   constructor(root: string, opts: Partial<VaultOptions> = {}) {
-    this.vault = new Vault({ root, cacheFile: path.join(root, '.quire', 'cache', 'index.json'), ...opts });
+    this.vault = new Vault({ root, cacheFile: path.join(root, '.quire', 'cache', 'index.ndjson'), ...opts });
   }
 
   async forCaller(): Promise<VaultAccess> {

@@ -80,7 +80,7 @@ describe('link resolution', () => {
     expect(idx.resolve(from, { target, kind })).toBe(expected);
   });
 
-  it('unresolved links are kept with their source and line', () => {
+  it('unresolved links are kept with their source and line', async () => {
     const i = homeWith(['A.md', ['B.md', 'x\n[[Nowhere]] and [[A]]\n[m](gone.md)\n']]);
     expect(i.unresolved()).toEqual([
       { from: 'B.md', target: 'Nowhere', line: 2 },
@@ -89,7 +89,7 @@ describe('link resolution', () => {
     expect(i.outgoing('B.md').map((l) => l.resolved)).toEqual([null, 'A.md', null]);
   });
 
-  it('outgoing keeps heading, block id, alias, embed and line; same-note links resolve to the note', () => {
+  it('outgoing keeps heading, block id, alias, embed and line; same-note links resolve to the note', async () => {
     const i = homeWith(['T.md', ['S.md', 'See [[T#Part|shown]]\n![[T#^blk]]\n[[#Local]]\n']]);
     const out = i.outgoing('S.md');
     expect(out.map(({ target, heading, blockId, alias, embed, line, resolved }) => ({ target, heading, blockId, alias, embed, line, resolved }))).toEqual([
@@ -119,7 +119,7 @@ describe('path helpers', () => {
     ['x.excalidraw.md', 'x.excalidraw'],
   ])('nameKeyOfPath(%j) = %j', (p, want) => expect(nameKeyOfPath(p)).toBe(want));
 
-  it('exact candidates: relative first for Markdown links, .md first without an extension', () => {
+  it('exact candidates: relative first for Markdown links, .md first without an extension', async () => {
     expect(exactCandidates('n/s.md', 'x/Plan', 'markdown')).toEqual(['n/x/Plan.md', 'n/x/Plan', 'x/Plan.md', 'x/Plan']);
     expect(exactCandidates('n/s.md', 'pic.png', 'wikilink')).toEqual(['pic.png', 'pic.png.md']);
     expect(exactCandidates('n/s.md', 'Note.md', 'wikilink')).toEqual(['Note.md']);
@@ -130,7 +130,7 @@ describe('path helpers', () => {
 describe('incremental backlinks', () => {
   const sorted = (idx: HomeIndex, p: string) => idx.backlinks(p).map((b) => b.from);
 
-  it('a new note with a shorter path steals resolution; removing it falls back', () => {
+  it('a new note with a shorter path steals resolution; removing it falls back', async () => {
     const idx = homeWith(['deep/er/Alpha.md', ['S.md', '[[Alpha]] and [[Alpha#H]]\n'], ['T.md', '[[deep/er/Alpha]]\n']]);
     expect(sorted(idx, 'deep/er/Alpha.md')).toEqual(['S.md', 'T.md']);
     addNote(idx, 'd/Alpha.md', '# Alpha');
@@ -149,7 +149,7 @@ describe('incremental backlinks', () => {
     expect(idx.backlinks('d/Alpha.md')).toEqual([]);
   });
 
-  it('an unresolved link resolves when its target appears, and back', () => {
+  it('an unresolved link resolves when its target appears, and back', async () => {
     const idx = homeWith([['S.md', '![[pic.png]] [[Later]]\n']]);
     expect(idx.unresolved().map((u) => u.target)).toEqual(['pic.png', 'Later']);
     addFile(idx, 'img/pic.png');
@@ -161,7 +161,7 @@ describe('incremental backlinks', () => {
     expect(idx.unresolved().map((u) => u.target)).toEqual(['pic.png']);
   });
 
-  it('aliases: gaining one resolves links, losing it unresolves them, a real name wins', () => {
+  it('aliases: gaining one resolves links, losing it unresolves them, a real name wins', async () => {
     const idx = homeWith([['S.md', '[[Nickname]]\n'], ['N.md', 'no alias\n']]);
     expect(idx.unresolved()).toHaveLength(1);
     addNote(idx, 'N.md', '---\naliases: [NICKNAME]\n---\n');
@@ -178,7 +178,7 @@ describe('incremental backlinks', () => {
     expect(idx.unresolved()).toHaveLength(1);
   });
 
-  it('rename = remove + upsert keeps a frontmatter id; links by name follow', () => {
+  it('rename = remove + upsert keeps a frontmatter id; links by name follow', async () => {
     const text = '---\nid: note-1\n---\n# Moving\n';
     const idx = homeWith([['old/Moving.md', text], ['S.md', '[[Moving]]\n']]);
     expect(idx.noteById('note-1')?.path).toBe('old/Moving.md');
@@ -190,7 +190,7 @@ describe('incremental backlinks', () => {
     expect(idx.backlinks('old/Moving.md')).toEqual([]);
   });
 
-  it('editing a source updates its occurrences; backlinks stay sorted by source path', () => {
+  it('editing a source updates its occurrences; backlinks stay sorted by source path', async () => {
     const idx = homeWith(['T.md', ['c.md', '[[T]]'], ['a.md', '[[T]]'], ['b.md', 'none']]);
     expect(sorted(idx, 'T.md')).toEqual(['a.md', 'c.md']);
     addNote(idx, 'b.md', '[[T]]\n\n[[T|again]]');
@@ -204,7 +204,7 @@ describe('incremental backlinks', () => {
     expect(idx.backlinkCount('T.md')).toBe(2);
   });
 
-  it('a path switching between note and file keeps resolving', () => {
+  it('a path switching between note and file keeps resolving', async () => {
     const idx = homeWith([['S.md', '[[thing.md]] [[thing]]']]);
     addFile(idx, 'thing'); // a file without extension
     expect(idx.outgoing('S.md').map((l) => l.resolved)).toEqual([null, 'thing']);
@@ -216,7 +216,7 @@ describe('incremental backlinks', () => {
     expect(idx.outgoing('S.md').map((l) => l.resolved)).toEqual(['thing.md', 'thing.md']);
   });
 
-  it('self links: [[Self]] is a backlink, [[#Heading]] is not', () => {
+  it('self links: [[Self]] is a backlink, [[#Heading]] is not', async () => {
     const idx = homeWith([['Self.md', '# H\n[[Self]] [[#H]]\n']]);
     expect(idx.backlinks('Self.md').map((b) => [b.from, b.occurrences.length])).toEqual([['Self.md', 1]]);
   });
@@ -232,7 +232,7 @@ describe('incremental backlinks', () => {
       const idx = new HomeIndex({ mode });
       for (const [p, t] of files) addNote(idx, p, t);
       if (mode === 'background') await new Promise((r) => setTimeout(r, 80));
-      answers.push([idx.backlinks('A.md'), idx.backlinks('B.md'), idx.unresolved(), idx.search('bee').map((h) => h.path)]);
+      answers.push([idx.backlinks('A.md'), idx.backlinks('B.md'), idx.unresolved(), (await idx.search('bee')).map((h) => h.path)]);
     }
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);

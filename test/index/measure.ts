@@ -126,7 +126,7 @@ async function main() {
   }
   console.log(`backlinks (10k, first call per path incl. cache build): p50 ${(percentile(lat, 50) * 1000).toFixed(1)} µs, p99 ${(percentile(lat, 99) * 1000).toFixed(1)} µs`);
   t0 = performance.now();
-  const hits = idx.search('note', { limit: 20 });
+  const hits = await idx.search('note', { limit: 20 });
   console.log(`search 'note': ${ms(performance.now() - t0)} (${hits.length} hits); tags(): ${idx.tags().length} tags`);
 
   // 2. Snapshot round trip.

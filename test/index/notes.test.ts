@@ -4,7 +4,7 @@ import { extractFacts } from '../../src/markdown/extract.js';
 import { addFile, addNote, homeWith, stat } from './helpers.js';
 
 describe('notes and files', () => {
-  it('keeps entries, stats and counts; remove forgets', () => {
+  it('keeps entries, stats and counts; remove forgets', async () => {
     const text = '---\ntitle: Custom\naliases: [A1]\ntags: [x]\ncreated: 2024-01-02\n---\n# Heading\nsome words here #y\n';
     const idx = new HomeIndex({ mode: 'lazy' });
     idx.upsertNote('n/Note.md', extractFacts(text, 'n/Note.md'), { size: 99, mtimeMs: 5000, etag: 'abc', birthtimeMs: 10 }, text);
@@ -49,26 +49,26 @@ describe('notes and files', () => {
     expect(idx.noteByPath('a.md')!.created).toBe(want);
   });
 
-  it('a re-stamp with the same facts only records the new stat', () => {
+  it('a re-stamp with the same facts only records the new stat', async () => {
     const idx = homeWith([['a.md', '[[b]] #t'], 'b.md']);
     const facts = idx.noteByPath('a.md')!.facts;
     idx.upsertNote('a.md', facts, { size: 5, mtimeMs: 99, etag: 'same' }, null);
     expect(idx.noteByPath('a.md')).toMatchObject({ mtimeMs: 99, updated: 99, etag: 'same', size: 5 });
     expect(idx.statOf('a.md')).toEqual({ size: 5, mtimeMs: 99, etag: 'same' });
     expect(idx.backlinks('b.md').map((b) => b.from)).toEqual(['a.md']);
-    expect(idx.search('t').map((h) => h.path)).toEqual(['a.md']);
+    expect((await idx.search('t')).map((h) => h.path)).toEqual(['a.md']);
   });
 });
 
 describe('ids', () => {
-  it('derivedId is short, URL-safe, stable and path-specific', () => {
+  it('derivedId is short, URL-safe, stable and path-specific', async () => {
     const id = derivedId('Folder/Some note.md');
     expect(id).toMatch(/^p[0-9a-f]{16}$/);
     expect(derivedId('Folder/Some note.md')).toBe(id);
     expect(derivedId('Folder/Some note 2.md')).not.toBe(id);
   });
 
-  it('frontmatter id, else derived; lookups both ways', () => {
+  it('frontmatter id, else derived; lookups both ways', async () => {
     const idx = homeWith([['a.md', '---\nid: "  my-id "\n---\n'], 'b.md']);
     expect(idx.noteById('my-id')?.path).toBe('a.md');
     expect(idx.noteById(derivedId('b.md'))?.path).toBe('b.md');
@@ -76,7 +76,7 @@ describe('ids', () => {
     expect(idx.noteById('nope')).toBeUndefined();
   });
 
-  it('duplicate frontmatter ids: the first path in sort order keeps it, the others get derived ids', () => {
+  it('duplicate frontmatter ids: the first path in sort order keeps it, the others get derived ids', async () => {
     const dup = '---\nid: same\n---\n';
     const idx = homeWith([['b/copy.md', dup], ['a/orig.md', dup], ['c.md', dup]]);
     expect(idx.noteById('same')?.path).toBe('a/orig.md');
@@ -102,7 +102,7 @@ describe('tags', () => {
     ['four.md', 'no tags'],
   ]);
 
-  it('counts notes per tag path, nested tags count toward parents once per note', () => {
+  it('counts notes per tag path, nested tags count toward parents once per note', async () => {
     expect(idx.tags()).toEqual([
       { tag: 'Area', count: 2, direct: 0 }, // 'area' once, 'Area' once: tie → smallest
       { tag: 'area/health', count: 1, direct: 0 },
@@ -115,7 +115,7 @@ describe('tags', () => {
     ]);
   });
 
-  it('display spelling: the most used, ties to the smallest', () => {
+  it('display spelling: the most used, ties to the smallest', async () => {
     // project/alpha: "Project/Alpha" once, "project/alpha" once: a tie, and 'P' < 'p'.
     const t = new Map(idx.tags().map((x) => [x.tag.toLowerCase(), x.tag]));
     expect(t.get('project/alpha')).toBe('Project/Alpha');
@@ -123,7 +123,7 @@ describe('tags', () => {
     expect(t.get('project')).toBe('project'); // 'project' used by three notes, 'Project' by one
   });
 
-  it('notesWithTag: nested by default, exact on request, case-insensitive, # optional', () => {
+  it('notesWithTag: nested by default, exact on request, case-insensitive, # optional', async () => {
     const paths = (tag: string, nested?: boolean) => idx.notesWithTag(tag, nested === undefined ? {} : { nested }).map((n) => n.path);
     expect(paths('PROJECT')).toEqual(['one.md', 'three.md', 'two.md']);
     expect(paths('#project', false)).toEqual(['three.md']);
@@ -132,7 +132,7 @@ describe('tags', () => {
     expect(paths('nothing')).toEqual([]);
   });
 
-  it('updates and removals adjust counts', () => {
+  it('updates and removals adjust counts', async () => {
     const i = homeWith([['a.md', '#x/y'], ['b.md', '#x']]);
     addNote(i, 'a.md', '#z');
     expect(i.tags()).toEqual([
@@ -151,7 +151,7 @@ describe('tasks and blocks', () => {
     ['c.md', 'no tasks'],
   ]);
 
-  it('tasks() yields every task with its note', () => {
+  it('tasks() yields every task with its note', async () => {
     const all = [...idx.tasks()].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : x.line - y.line));
     expect(all.map((t) => [t.path, t.line, t.status, t.checked, t.cancelled, t.text, t.blockId, t.due, t.depth, t.parentTaskLine])).toEqual([
       ['a.md', 1, '/', false, false, 'doing', 't1', null, 0, null],
@@ -162,7 +162,7 @@ describe('tasks and blocks', () => {
     expect(all[0]!.noteId).toBe(idx.noteByPath('a.md')!.id);
   });
 
-  it('block ids are unique per note: first by path, or all', () => {
+  it('block ids are unique per note: first by path, or all', async () => {
     expect(idx.taskByBlockId('t1')?.path).toBe('a.md');
     expect(idx.tasksByBlockId('t1').map((t) => t.path)).toEqual(['a.md', 'b.md']);
     expect(idx.taskByBlockId('p1')).toBeUndefined();
@@ -176,7 +176,7 @@ describe('tasks and blocks', () => {
     expect(idx.blocks('missing.md')).toEqual([]);
   });
 
-  it('removal drops the note from the block indexes', () => {
+  it('removal drops the note from the block indexes', async () => {
     const i = homeWith([['a.md', '- [ ] x ^k'], ['b.md', '- [ ] y ^k']]);
     i.remove('a.md');
     expect(i.taskByBlockId('k')?.path).toBe('b.md');
@@ -187,7 +187,7 @@ describe('tasks and blocks', () => {
 });
 
 describe('stat helper', () => {
-  it('gives different etags for different texts', () => {
+  it('gives different etags for different texts', async () => {
     expect(stat('a').etag).not.toBe(stat('b').etag);
   });
 });

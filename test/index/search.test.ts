@@ -15,8 +15,8 @@ describe('search', () => {
       ['archive/Old.md', 'A gardening note from long ago. #work/q3\n'],
     ]);
 
-  it('boosts the title over repeated body matches', () => {
-    const hits = build().search('gardening');
+  it('boosts the title over repeated body matches', async () => {
+    const hits = await build().search('gardening');
     expect(hits[0]!.path).toBe('notes/Gardening.md');
     expect(hits.map((h) => h.path).sort()).toEqual(['archive/Old.md', 'notes/Diary.md', 'notes/Gardening.md']);
     expect(hits[0]).toMatchObject({ title: 'Gardening', terms: ['gardening'], queryTerms: ['gardening'] });
@@ -24,67 +24,67 @@ describe('search', () => {
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
   });
 
-  it('matches prefixes and small typos', () => {
+  it('matches prefixes and small typos', async () => {
     const idx = build();
-    expect(idx.search('quarter').map((h) => h.path)).toEqual(['projects/Plan.md']);
-    expect(idx.search('objectivs').map((h) => h.path)).toEqual(['projects/Plan.md']);
+    expect((await idx.search('quarter')).map((h) => h.path)).toEqual(['projects/Plan.md']);
+    expect((await idx.search('objectivs')).map((h) => h.path)).toEqual(['projects/Plan.md']);
   });
 
-  it('searches frontmatter titles, file names, tags and aliases, not other frontmatter', () => {
+  it('searches frontmatter titles, file names, tags and aliases, not other frontmatter', async () => {
     const idx = build();
-    expect(idx.search('budget').map((h) => h.path)).toEqual(['projects/Other.md']);
-    expect(idx.search('other').map((h) => h.path)).toEqual(['projects/Other.md']); // file name
-    expect(idx.search('roadmap').map((h) => h.path)).toEqual(['projects/Plan.md']);
-    expect(idx.search('q3').map((h) => h.path).sort()).toEqual(['archive/Old.md', 'projects/Plan.md']);
-    expect(idx.search('aliases')).toEqual([]);
+    expect((await idx.search('budget')).map((h) => h.path)).toEqual(['projects/Other.md']);
+    expect((await idx.search('other')).map((h) => h.path)).toEqual(['projects/Other.md']); // file name
+    expect((await idx.search('roadmap')).map((h) => h.path)).toEqual(['projects/Plan.md']);
+    expect((await idx.search('q3')).map((h) => h.path).sort()).toEqual(['archive/Old.md', 'projects/Plan.md']);
+    expect((await idx.search('aliases'))).toEqual([]);
   });
 
-  it('combines terms with AND by default, OR on request', () => {
+  it('combines terms with AND by default, OR on request', async () => {
     const idx = build();
-    expect(idx.search('tomatoes basil').map((h) => h.path)).toEqual(['notes/Gardening.md']);
-    expect(idx.search('tomatoes quarterly')).toEqual([]);
-    expect(idx.search('tomatoes quarterly', { combineWith: 'OR' }).map((h) => h.path).sort()).toEqual(['notes/Gardening.md', 'projects/Plan.md']);
+    expect((await idx.search('tomatoes basil')).map((h) => h.path)).toEqual(['notes/Gardening.md']);
+    expect((await idx.search('tomatoes quarterly'))).toEqual([]);
+    expect((await idx.search('tomatoes quarterly', { combineWith: 'OR' })).map((h) => h.path).sort()).toEqual(['notes/Gardening.md', 'projects/Plan.md']);
   });
 
-  it('filters by path prefix and by tag (nested, case-insensitive), and limits', () => {
+  it('filters by path prefix and by tag (nested, case-insensitive), and limits', async () => {
     const idx = build();
-    expect(idx.search('gardening', { pathPrefix: 'notes/' }).map((h) => h.path).sort()).toEqual(['notes/Diary.md', 'notes/Gardening.md']);
-    expect(idx.search('gardening', { tag: '#WORK' }).map((h) => h.path)).toEqual(['archive/Old.md']);
-    expect(idx.search('project', { tag: 'work' }).map((h) => h.path).sort()).toEqual(['projects/Other.md', 'projects/Plan.md']);
-    expect(idx.search('gardening', { tag: 'nope' })).toEqual([]);
-    expect(idx.search('gardening', { limit: 1 })).toHaveLength(1);
-    expect(idx.search('   ')).toEqual([]);
+    expect((await idx.search('gardening', { pathPrefix: 'notes/' })).map((h) => h.path).sort()).toEqual(['notes/Diary.md', 'notes/Gardening.md']);
+    expect((await idx.search('gardening', { tag: '#WORK' })).map((h) => h.path)).toEqual(['archive/Old.md']);
+    expect((await idx.search('project', { tag: 'work' })).map((h) => h.path).sort()).toEqual(['projects/Other.md', 'projects/Plan.md']);
+    expect((await idx.search('gardening', { tag: 'nope' }))).toEqual([]);
+    expect((await idx.search('gardening', { limit: 1 }))).toHaveLength(1);
+    expect((await idx.search('   '))).toEqual([]);
   });
 
-  it('forgets removed notes and replaces edited ones', () => {
+  it('forgets removed notes and replaces edited ones', async () => {
     const idx = build();
     idx.remove('notes/Gardening.md');
-    expect(idx.search('tomatoes')).toEqual([]);
+    expect((await idx.search('tomatoes'))).toEqual([]);
     addNote(idx, 'notes/Diary.md', 'Now about sailing.');
-    expect(idx.search('gardening').map((h) => h.path)).toEqual(['archive/Old.md']);
-    expect(idx.search('sailing').map((h) => h.path)).toEqual(['notes/Diary.md']);
-    expect(idx.search('sailing')[0]!.id).toBe(idx.noteByPath('notes/Diary.md')!.id);
+    expect((await idx.search('gardening')).map((h) => h.path)).toEqual(['archive/Old.md']);
+    expect((await idx.search('sailing')).map((h) => h.path)).toEqual(['notes/Diary.md']);
+    expect((await idx.search('sailing'))[0]!.id).toBe(idx.noteByPath('notes/Diary.md')!.id);
   });
 
-  it('body excludes frontmatter; ids and titles come from the index at query time', () => {
+  it('body excludes frontmatter; ids and titles come from the index at query time', async () => {
     const idx = homeWith([['a.md', '---\nsecret: zebra\n---\nvisible\n']]);
-    expect(idx.search('zebra')).toEqual([]);
-    expect(idx.search('visible')[0]).toMatchObject({ path: 'a.md', title: 'a' });
+    expect((await idx.search('zebra'))).toEqual([]);
+    expect((await idx.search('visible'))[0]).toMatchObject({ path: 'a.md', title: 'a' });
   });
 
   it('background mode catches up by itself; searches never see stale state', async () => {
     const idx = new HomeIndex({ mode: 'background', sliceMs: 1 });
     for (let i = 0; i < 200; i++) addNote(idx, `n/${i}.md`, `note ${i} word${i % 7}`);
-    expect(idx.searchStatus().pending).toBe(200);
+    expect(idx.pendingWork().search).toBe(200);
     // Nothing runs while writes keep coming; then it catches up in slices (allow a slow, busy machine).
-    for (let i = 0; i < 500 && idx.searchStatus().pending > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(idx.searchStatus()).toEqual({ pending: 0, loaded: true, lost: false });
+    for (let i = 0; i < 500 && idx.pendingWork().search > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await idx.searchStatus()).toEqual({ pending: 0, documents: 200 });
     expect(idx.pendingWork()).toEqual({ notes: 0, keys: 0, search: 0 });
     addNote(idx, 'n/new.md', 'brandnew');
-    expect(idx.search('brandnew').map((h) => h.path)).toEqual(['n/new.md']);
+    expect((await idx.search('brandnew')).map((h) => h.path)).toEqual(['n/new.md']);
   });
 
-  it('the fast add builds exactly the index MiniSearch#add builds', () => {
+  it('the fast add builds exactly the index MiniSearch#add builds', async () => {
     const docs: SearchDoc[] = [];
     for (let i = 0; i < 60; i++) {
       const text = generateNote(7, i);
@@ -112,8 +112,8 @@ describe('search', () => {
 });
 
 describe('tokenizer', () => {
-  it('splits wikilink aliases, block ids and highlights into words', () => {
+  it('splits wikilink aliases, block ids and highlights into words', async () => {
     const idx = homeWith([['a.md', 'See [[Target Note|shown label]] ==marked== ~~gone~~ para ^blockid\n| cell1 | cell2 |\n']]);
-    for (const q of ['label', 'target', 'marked', 'gone', 'blockid', 'cell2']) expect(idx.search(q).map((h) => h.path)).toEqual(['a.md']);
+    for (const q of ['label', 'target', 'marked', 'gone', 'blockid', 'cell2']) expect((await idx.search(q)).map((h) => h.path)).toEqual(['a.md']);
   });
 });

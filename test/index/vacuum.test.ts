@@ -21,7 +21,7 @@ describe('search index under heavy rewrites', () => {
       for (let round = 1; round <= 6; round++) {
         for (let i = 0; i < 300; i++) {
           put(i, round);
-          if (i % 50 === 0) index.search('alpha');
+          if (i % 50 === 0) await index.search('alpha');
           if (i % 10 === 0) await new Promise((r) => setTimeout(r, 2));
         }
       }
@@ -30,7 +30,7 @@ describe('search index under heavy rewrites', () => {
       process.off('unhandledRejection', onRejection);
     }
     expect(errors).toEqual([]);
-    expect(index.search('grape', { limit: 500 })).toHaveLength(300);
-    expect(index.search('fig', { limit: 500 })).toHaveLength(0);
+    expect((await index.search('grape', { limit: 500 }))).toHaveLength(300);
+    expect((await index.search('fig', { limit: 500 }))).toHaveLength(0);
   });
 });

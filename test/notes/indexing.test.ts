@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/core/config.js';
 import { generateVault } from '../../src/markdown/generate.js';
 import { openServices, startServer } from '../../src/server.js';
 import { addUser } from '../../src/surfaces/cli/admin.js';
+import { HomeIndex } from '../../src/index/home-index.js';
 import { Vault } from '../../src/vault/vault.js';
 import { tempDir } from '../helpers/instance.js';
 
@@ -53,7 +54,7 @@ describe('indexing a Home', () => {
   it('restarts from the cache re-reading only changed files; deleting the cache loses nothing', async () => {
     const root = tempDir();
     fillHome(root, 200);
-    const cacheFile = path.join(tempDir(), 'index.json');
+    const cacheFile = path.join(tempDir(), 'index.ndjson');
     const cold = new Vault({ root, cacheFile, watch: false });
     expect((await cold.ready).parsed).toBe(200);
     await cold.close();
@@ -77,5 +78,65 @@ describe('indexing a Home', () => {
     expect((await rebuilt.ready).parsed).toBe(201);
     expect(signature(rebuilt)).toEqual(before);
     await rebuilt.close();
+  });
+
+  it('search after a restart: the saved search index catches up with edits made while stopped, and rebuilds when lost', async () => {
+    const root = tempDir();
+    fillHome(root, 120);
+    fs.writeFileSync(path.join(root, 'gen', 'Kept.md'), 'albatross stays here\n');
+    fs.writeFileSync(path.join(root, 'gen', 'Edited.md'), 'pelican before the edit\n');
+    fs.writeFileSync(path.join(root, 'gen', 'Removed.md'), 'cormorant will be removed\n');
+    const cacheFile = path.join(tempDir(), 'index.ndjson');
+    const paths = async (v: Vault, q: string) => (await v.index.search(q)).map((h) => h.path);
+    const cold = new Vault({ root, cacheFile, watch: false });
+    await cold.ready;
+    expect(await paths(cold, 'pelican')).toEqual(['gen/Edited.md']);
+    await cold.close();
+    expect(fs.existsSync(cacheFile + '.search')).toBe(true);
+
+    fs.writeFileSync(path.join(root, 'gen', 'Edited.md'), 'flamingo after the edit\n');
+    fs.rmSync(path.join(root, 'gen', 'Removed.md'));
+    const warm = new Vault({ root, cacheFile, watch: false });
+    expect((await warm.ready).parsed).toBe(1);
+    expect(await paths(warm, 'albatross')).toEqual(['gen/Kept.md']);
+    expect(await paths(warm, 'flamingo')).toEqual(['gen/Edited.md']);
+    expect(await paths(warm, 'pelican')).toEqual([]);
+    expect(await paths(warm, 'cormorant')).toEqual([]);
+    expect((await warm.index.searchStatus()).documents).toBe(122);
+    await warm.close();
+
+    // A lost search index (facts snapshot still there): every note's text is read again for search.
+    fs.rmSync(cacheFile + '.search');
+    const lost = new Vault({ root, cacheFile, watch: false });
+    expect((await lost.ready).parsed).toBe(0);
+    expect(await paths(lost, 'albatross')).toEqual(['gen/Kept.md']);
+    expect((await lost.index.searchStatus()).documents).toBe(122);
+    await lost.close();
+
+    // A corrupt one is the same as a lost one.
+    fs.writeFileSync(cacheFile + '.search', '{"format":"quire-search","version":1,"etags":[],"index":{}}');
+    const corrupt = new Vault({ root, cacheFile, watch: false });
+    await corrupt.ready;
+    expect(await paths(corrupt, 'flamingo')).toEqual(['gen/Edited.md']);
+    await corrupt.close();
+  });
+
+  it('the search worker answers exactly what the in-thread engine answers', async () => {
+    const root = tempDir();
+    fillHome(root, 150);
+    const vault = new Vault({ root, cacheFile: null, watch: false });
+    await vault.ready;
+    const inline = new HomeIndex({ mode: 'sync' });
+    for (const n of vault.index.notes()) {
+      const text = fs.readFileSync(path.join(root, n.path), 'utf8');
+      inline.upsertNote(n.path, n.facts, vault.index.statOf(n.path)!, text);
+    }
+    for (const q of ['project', 'vault note', 'garden', 'café', 'obsidian', 'résumé', 'xyzzy']) {
+      for (const opts of [{}, { limit: 5 }, { pathPrefix: 'gen/1' }, { tag: 'project' }, { combineWith: 'OR' as const }]) {
+        expect(await vault.index.search(q, opts)).toEqual(await inline.search(q, opts));
+      }
+    }
+    expect((await vault.index.search('project')).length).toBeGreaterThan(0);
+    await vault.close();
   });
 });

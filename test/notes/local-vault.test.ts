@@ -21,7 +21,7 @@ describe('quire action run --vault', () => {
     expect(r.code).toBe(0);
     const titles = JSON.parse(r.stdout).items.map((n: any) => n.title);
     expect(titles).toEqual(expect.arrayContaining(['Welcome to Quire', 'Projects', 'Reading list']));
-    expect(fs.existsSync(path.join(dir, '.quire/cache/index.json'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, '.quire/cache/index.ndjson'))).toBe(true);
   });
 
   it('writes through the same handlers, and refuses without --confirm', async () => {
