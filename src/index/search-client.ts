@@ -15,6 +15,7 @@ import type { RawHit, SearchBackend, SearchDoc, SearchQuery, SearchStatus } from
 export type SearchRequest = { id?: number; key: number } & (
   | { t: 'set'; doc: SearchDoc; etag: string }
   | { t: 'delete'; path: string }
+  | { t: 'defer'; on: boolean }
   | { t: 'load'; file: string }
   | { t: 'query'; query: SearchQuery }
   | { t: 'status' }
@@ -117,6 +118,11 @@ export class SearchWorker implements SearchBackend {
 
   delete(path: string): void {
     if (!this.closed) this.thread.post({ key: this.key, t: 'delete', path });
+  }
+
+  /** While on, the engine queues documents instead of indexing them (see `SearchIndex.setImmediate`). */
+  defer(on: boolean): void {
+    if (!this.closed) this.thread.post({ key: this.key, t: 'defer', on });
   }
 
   async query(query: SearchQuery): Promise<RawHit[]> {

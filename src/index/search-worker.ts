@@ -53,6 +53,9 @@ async function handle(m: SearchRequest): Promise<unknown> {
     case 'delete':
       engine.delete(m.path);
       return undefined;
+    case 'defer':
+      engine.setImmediate(!m.on);
+      return undefined;
     case 'load':
       return load(m.key, m.file);
     case 'query':

@@ -161,6 +161,8 @@ export class Vault {
     const searchFile = this.opts.cacheFile !== null ? this.opts.cacheFile + '.search' : null;
     // The search thread loads its own file meanwhile; documents sent below apply on top of it.
     const searchLoaded = searchFile !== null ? this.search.load(searchFile) : Promise.resolve(false);
+    // Full text is indexed once the scan is done: until then the scan has the cores (searches wait meanwhile).
+    this.search.defer(true);
     const cached = await this.loadSnapshot();
     const index = cached ?? new HomeIndex({ search: this.search });
     const found = await walk(this.root);
@@ -220,6 +222,7 @@ export class Vault {
     this.index_ = index;
     this.state = 'ready';
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
+    this.search.defer(false);
     this.search.hold(this.catchUpSearch(index, searchLoaded));
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
