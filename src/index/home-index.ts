@@ -21,7 +21,7 @@ import {
   type PathSet,
 } from './links.js';
 import { SearchIndex, type SearchBackend, type SearchDoc, type SearchStatus } from './search.js';
-import { fileLine, headerLine, noteLine, readSnapshot } from './snapshot.js';
+import { fileLine, headerLine, noteLines, readSnapshot, StringTable } from './snapshot.js';
 import { detachStrings } from './detach.js';
 import { TagIndex } from './tags.js';
 import type {
@@ -903,7 +903,8 @@ export class HomeIndex {
     const files = [...this.filesByPath.values()];
     const notes = [...this.notesByPath.values()];
     for (const r of files) yield fileLine(r.entry.path, r.stat);
-    for (const r of notes) yield noteLine(r.entry.path, r.stat, r.entry.facts);
+    const table = new StringTable();
+    for (const r of notes) yield* noteLines(r.entry.path, r.stat, r.entry.facts, table);
   }
 
   /** The whole snapshot as one text. */

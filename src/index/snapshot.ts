@@ -6,20 +6,24 @@
  * written out a few lines at a time without stalling the event loop, and
  * read back line by line:
  *
- *   {"format":"quire-home-index","version":2}
+ *   {"format":"quire-home-index","version":3}
  *   ["f", path, stat]            one per non-note file
+ *   ["s", string, ...]           strings the next lines refer to by number
  *   ["n", path, stat, facts]     one per note
  *
  * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`, and
- * `facts` the compact tuple of `encodeFacts` (field names are not repeated,
- * which makes the file about a third of a JSON dump of NoteFacts).
+ * `facts` the compact tuple of `encodeFacts`: field names are not repeated,
+ * and the strings of links and tag occurrences (the same few targets,
+ * headings and tags over and over) are numbers into the string table that
+ * "s" lines build up as they first appear. Decoding shares each such string,
+ * which also keeps a warm-started index small.
  */
 import { AppError } from '../core/errors.js';
 import type { BlockAnchor, Heading, Link, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
 import type { FileStat } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
-export const INDEX_SNAPSHOT_VERSION = 2;
+export const INDEX_SNAPSHOT_VERSION = 3;
 export const INDEX_SNAPSHOT_FORMAT = 'quire-home-index';
 
 /** A snapshot this build cannot use; the caller should rebuild from the files. */
@@ -40,8 +44,36 @@ export function fileLine(path: string, stat: FileStat): string {
   return JSON.stringify(['f', path, encodeStat(stat)]);
 }
 
-export function noteLine(path: string, stat: FileStat, facts: NoteFacts): string {
-  return JSON.stringify(['n', path, encodeStat(stat), encodeFacts(facts)]);
+/** Strings already written to a snapshot, by number; new ones wait in `fresh` for their "s" line. */
+export class StringTable {
+  private readonly numbers = new Map<string, number>();
+  private fresh: string[] = [];
+
+  ref(s: string | null): number | null {
+    if (s === null) return null;
+    let n = this.numbers.get(s);
+    if (n === undefined) {
+      n = this.numbers.size;
+      this.numbers.set(s, n);
+      this.fresh.push(s);
+    }
+    return n;
+  }
+
+  /** The "s" line for strings numbered since the last call, or null. */
+  takeLine(): string | null {
+    if (this.fresh.length === 0) return null;
+    const line = JSON.stringify(['s', ...this.fresh]);
+    this.fresh = [];
+    return line;
+  }
+}
+
+/** The lines for one note: its "s" line first when it brought new strings. */
+export function noteLines(path: string, stat: FileStat, facts: NoteFacts, table: StringTable): string[] {
+  const line = JSON.stringify(['n', path, encodeStat(stat), encodeFacts(facts, table)]);
+  const strings = table.takeLine();
+  return strings === null ? [line] : [strings, line];
 }
 
 /** The records of a snapshot text, checked; throws IndexSnapshotError when it is not one this build wrote. */
@@ -57,6 +89,7 @@ export function* readSnapshot(text: string): Generator<SnapshotRecord> {
       `Index snapshot version ${String(header['version'])} is not ${INDEX_SNAPSHOT_VERSION}; rebuild the index`,
     );
   }
+  const strings: string[] = [];
   while (at >= 0 && at < text.length - 1) {
     const next = text.indexOf('\n', at + 1);
     const line = text.slice(at + 1, next < 0 ? text.length : next);
@@ -64,9 +97,13 @@ export function* readSnapshot(text: string): Generator<SnapshotRecord> {
     if (line === '') continue;
     const r = parseLine(line);
     if (!Array.isArray(r) || typeof r[1] !== 'string') throw malformed();
+    if (r[0] === 's') {
+      for (let i = 1; i < r.length; i++) strings.push(r[i] as string);
+      continue;
+    }
     const stat = decodeStat(r[2]);
     if (r[0] === 'f' && r.length === 3) yield { kind: 'file', path: r[1], stat };
-    else if (r[0] === 'n' && r.length === 4) yield { kind: 'note', path: r[1], stat, facts: decodeFacts(r[1], r[3]) };
+    else if (r[0] === 'n' && r.length === 4) yield { kind: 'note', path: r[1], stat, facts: decodeFacts(r[1], r[3], strings) };
     else throw malformed();
   }
 }
@@ -98,17 +135,31 @@ function decodeStat(x: unknown): FileStat {
 const LINK_WIDTH = 9;
 const TASK_WIDTH = 7;
 
-/** NoteFacts as one array of its values in a fixed order; nested records flattened into arrays of their fields. */
-export function encodeFacts(f: NoteFacts): unknown[] {
+/**
+ * NoteFacts as one array of its values in a fixed order; nested records
+ * flattened into arrays of their fields, link and tag strings as numbers
+ * from `table`.
+ */
+export function encodeFacts(f: NoteFacts, table: StringTable): unknown[] {
   const tagOcc: unknown[] = [];
-  for (const t of f.tagOccurrences) tagOcc.push(t.tag, t.line, t.column, t.offset);
+  for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
   const headings: unknown[] = [];
   for (const h of f.headings) headings.push(h.level, h.text, h.line);
   const blocks: unknown[] = [];
   for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
   const links: unknown[] = [];
   for (const l of f.links) {
-    links.push((l.kind === 'markdown' ? 1 : 0) | (l.embed ? 2 : 0), l.target, l.heading, l.blockId, l.alias, l.line, l.column, l.start, l.end);
+    links.push(
+      (l.kind === 'markdown' ? 1 : 0) | (l.embed ? 2 : 0),
+      table.ref(l.target),
+      table.ref(l.heading),
+      table.ref(l.blockId),
+      table.ref(l.alias),
+      l.line,
+      l.column,
+      l.start,
+      l.end,
+    );
   }
   const tasks: unknown[] = [];
   for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
@@ -132,8 +183,14 @@ export function encodeFacts(f: NoteFacts): unknown[] {
   ];
 }
 
-/** The inverse of `encodeFacts`: equal (deeply, key order included) to the facts encoded. */
-export function decodeFacts(path: string, x: unknown): NoteFacts {
+/** The inverse of `encodeFacts` (with the strings its table numbered): equal, key order included, to the facts encoded. */
+export function decodeFacts(path: string, x: unknown, strings: readonly string[]): NoteFacts {
+  const str = (n: unknown): string | null => {
+    if (n === null) return null;
+    const s = strings[n as number];
+    if (s === undefined) throw malformed();
+    return s;
+  };
   if (!Array.isArray(x) || x.length !== 15) throw malformed();
   const [frontmatter, frontmatterError, range, title, titleSource, id, aliases, frontmatterTags, tagOcc, tags, hs, bs, ls, ts, wordCount] = x as [
     NoteFacts['frontmatter'],
@@ -155,7 +212,7 @@ export function decodeFacts(path: string, x: unknown): NoteFacts {
   if (!Array.isArray(tagOcc) || !Array.isArray(hs) || !Array.isArray(bs) || !Array.isArray(ls) || !Array.isArray(ts)) throw malformed();
   const tagOccurrences: TagOccurrence[] = [];
   for (let i = 0; i < tagOcc.length; i += 4) {
-    tagOccurrences.push({ tag: tagOcc[i] as string, line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
+    tagOccurrences.push({ tag: str(tagOcc[i])!, line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
   }
   const headings: Heading[] = [];
   for (let i = 0; i < hs.length; i += 3) headings.push({ level: hs[i] as number, text: hs[i + 1] as string, line: hs[i + 2] as number });
@@ -167,10 +224,10 @@ export function decodeFacts(path: string, x: unknown): NoteFacts {
     links.push({
       kind: flags & 1 ? 'markdown' : 'wikilink',
       embed: (flags & 2) !== 0,
-      target: ls[i + 1] as string,
-      heading: ls[i + 2] as string | null,
-      blockId: ls[i + 3] as string | null,
-      alias: ls[i + 4] as string | null,
+      target: str(ls[i + 1])!,
+      heading: str(ls[i + 2]),
+      blockId: str(ls[i + 3]),
+      alias: str(ls[i + 4]),
       line: ls[i + 5] as number,
       column: ls[i + 6] as number,
       start: ls[i + 7] as number,
