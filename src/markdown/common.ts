@@ -8,6 +8,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from './facts.js';
+import { parseSimpleYaml } from './simple-yaml.js';
 
 // ---------------------------------------------------------------- frontmatter
 
@@ -18,6 +19,9 @@ export interface ParsedFrontmatter {
 
 /** Parse frontmatter YAML; never throws. Empty → `{}`; non-mapping or YAML errors → null + error. */
 export function parseFrontmatterYaml(raw: string): ParsedFrontmatter {
+  // Most frontmatter is simple enough for the fast path, which gives the `yaml` package's result or nothing.
+  const simple = parseSimpleYaml(raw);
+  if (simple !== undefined) return { data: simple, error: null };
   let doc;
   try {
     doc = parseDocument(raw, { prettyErrors: false });
