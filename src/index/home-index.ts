@@ -20,7 +20,7 @@ import {
   type PathLookup,
   type PathSet,
 } from './links.js';
-import { SearchIndex, type SearchBackend, type SearchDoc, type SearchStatus } from './search.js';
+import { SearchIndex, searchDocOf, type SearchBackend, type SearchStatus } from './search.js';
 import { fileLine, headerLine, noteLines, readSnapshot, StringTable } from './snapshot.js';
 import { detachStrings } from './detach.js';
 import { TagIndex } from './tags.js';
@@ -139,12 +139,6 @@ function createdOf(facts: NoteFacts, stat: FileStat): number {
   return stat.mtimeMs;
 }
 
-function fileName(path: string): string {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? name.slice(0, dot) : name;
-}
-
 function occurrence(l: Link): BacklinkOccurrence {
   return Object.freeze({
     kind: l.kind,
@@ -256,8 +250,11 @@ export class HomeIndex {
    * did not change since the last upsert of this path: the search document is
    * kept as it is (a new path gets one without body). Passing the very facts
    * object already indexed (a re-stamp: same bytes, new mtime) only records the stat.
+   * `searchFed`: the search backend got this note's document from elsewhere
+   * (a scan worker feeds the search thread directly), send nothing; such
+   * facts come decoded from JSON, so their strings are flat already.
    */
-  upsertNote(path: string, facts: NoteFacts, stat: FileStat, text: string | null): void {
+  upsertNote(path: string, facts: NoteFacts, stat: FileStat, text: string | null, searchFed = false): void {
     const old = this.notesByPath.get(path);
     if (old !== undefined && old.entry.facts === facts) {
       old.stat = copyStat(stat);
@@ -268,14 +265,13 @@ export class HomeIndex {
       e.updated = stat.mtimeMs;
       e.created = createdOf(facts, stat);
     } else {
-      this.putNote(path, facts, stat);
+      this.putNote(path, facts, stat, searchFed);
     }
-    if (text !== null) {
-      const body = facts.frontmatterRange !== null ? text.slice(facts.frontmatterRange.end) : text;
-      this.searchBackend.set(this.searchDoc(path, facts, body), stat.etag);
-    } else if (old === undefined) {
+    if (text !== null && !searchFed) {
+      this.searchBackend.set(searchDocOf(path, facts, text), stat.etag);
+    } else if (old === undefined && !searchFed) {
       // No text: an empty body under no ETag, so whoever feeds the index knows to send the text.
-      this.searchBackend.set(this.searchDoc(path, facts, ''), '');
+      this.searchBackend.set(searchDocOf(path, facts, ''), '');
     }
     this.written();
   }
@@ -321,12 +317,6 @@ export class HomeIndex {
     this.touchKey(key);
     for (const a of rec.aliasKeys) this.touchKey(a);
     this.written();
-  }
-
-  private searchDoc(path: string, facts: NoteFacts, body: string): SearchDoc {
-    const name = fileName(path);
-    const title = facts.title === name ? facts.title : `${facts.title} ${name}`;
-    return { path, title, body, tags: facts.tags.join(' '), aliases: facts.aliases.join(' ') };
   }
 
   /** `fresh`: facts straight from JSON.parse (already flat, short strings shared by V8), no need to detach. */

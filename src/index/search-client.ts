@@ -7,7 +7,7 @@
  * waiting; requests carry an id and are answered in order, so a query sees
  * every change sent before it.
  */
-import type { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import { AppError } from '../core/errors.js';
 import { startTsWorker } from '../core/ts-worker.js';
 import type { RawHit, SearchBackend, SearchDoc, SearchQuery, SearchStatus } from './search.js';
@@ -22,7 +22,16 @@ export type SearchRequest = { id?: number; key: number } & (
   | { t: 'indexed' }
   | { t: 'save'; file: string }
   | { t: 'drop' }
+  | { t: 'feed'; port: MessagePort }
+  | { t: 'unfeed' }
 );
+
+/**
+ * What a feed port carries: documents, then `end`. A document comes without
+ * its body, plus the note's UTF-8 bytes (transferred, not copied): the body
+ * is the decoded text from `bodyStart`.
+ */
+export type FeedMessage = { t: 'set'; doc: SearchDoc; bytes: Uint8Array; bodyStart: number; etag: string } | { t: 'end' };
 
 type Reply = { id: number; value?: unknown; error?: string };
 
@@ -64,8 +73,8 @@ class SearchThread {
     return () => this.onFailure.delete(cb);
   }
 
-  post(m: SearchRequest): void {
-    if (this.failure === null) this.worker.postMessage(m);
+  post(m: SearchRequest, transfer: MessagePort[] = []): void {
+    if (this.failure === null) this.worker.postMessage(m, transfer);
   }
 
   request<T>(m: SearchRequest): Promise<T> {
@@ -118,6 +127,22 @@ export class SearchWorker implements SearchBackend {
 
   delete(path: string): void {
     if (!this.closed) this.thread.post({ key: this.key, t: 'delete', path });
+  }
+
+  /**
+   * A port through which another thread (a scan worker) sends documents
+   * straight to this Home's engine, ending with `{ t: 'end' }`. Until every
+   * open feed has ended, messages from this thread wait behind them.
+   */
+  openFeed(): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    this.thread.post({ key: this.key, t: 'feed', port: port1 }, [port1]);
+    return port2;
+  }
+
+  /** Give up every open feed (its sender failed and will not send `end`). */
+  abandonFeeds(): void {
+    if (!this.closed) this.thread.post({ key: this.key, t: 'unfeed' });
   }
 
   /** While on, the engine queues documents instead of indexing them (see `SearchIndex.setImmediate`). */

@@ -1,19 +1,25 @@
 /**
  * The search worker thread: one MiniSearch engine (SearchIndex) per open
- * Home, by key, and their persisted files. Messages are handled strictly in
- * order, so a query sees every change sent before it. Protocol:
- * search-client.ts.
+ * Home, by key, and their persisted files. Messages from the main thread
+ * are handled strictly in order, so a query sees every change sent before
+ * it. Scan workers may also feed documents straight in through "feed"
+ * ports (the note text then never passes through the main thread); while a
+ * Home has open feeds, the main thread's messages for it wait, so they
+ * still come after every document fed. Protocol: search-client.ts.
  */
 import fs from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { writeFileAtomic } from '../vault/atomic.js';
 import { isLoadablePersistedSearch, SearchIndex } from './search.js';
-import type { SearchRequest } from './search-client.js';
+import type { FeedMessage, SearchRequest } from './search-client.js';
 
 const port = parentPort!;
 const engines = new Map<number, SearchIndex>();
 /** Saves run one after another, so two saves of one file never race. */
 let saving: Promise<void> = Promise.resolve();
+/** Open feed ports per Home, and the main thread's messages waiting for them to end. */
+const feeds = new Map<number, Set<MessagePort>>();
+const held = new Map<number, SearchRequest[]>();
 
 function engineOf(key: number): SearchIndex {
   let e = engines.get(key);
@@ -73,7 +79,7 @@ async function handle(m: SearchRequest): Promise<unknown> {
   }
 }
 
-port.on('message', (m: SearchRequest) => {
+function run(m: SearchRequest): void {
   handle(m).then(
     (value) => {
       if (m.id !== undefined) port.postMessage({ id: m.id, value });
@@ -82,4 +88,53 @@ port.on('message', (m: SearchRequest) => {
       if (m.id !== undefined) port.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) });
     },
   );
-});
+}
+
+function openFeed(key: number, feed: MessagePort): void {
+  let open = feeds.get(key);
+  if (open === undefined) feeds.set(key, (open = new Set()));
+  open.add(feed);
+  feed.on('message', (f: FeedMessage) => {
+    if (f.t === 'set') {
+      // Decoded exactly as the scan decoded it (Buffer keeps a BOM, unlike TextDecoder).
+      const text = Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength).toString('utf8');
+      engineOf(key).set({ ...f.doc, body: text.slice(f.bodyStart) }, f.etag);
+    }
+    else closeFeed(key, feed);
+  });
+}
+
+/** A feed ended (or was given up): once a Home has none left, its held messages run in order. */
+function closeFeed(key: number, feed: MessagePort | null): void {
+  const open = feeds.get(key);
+  if (open === undefined) return;
+  for (const f of feed === null ? [...open] : [feed]) {
+    f.close();
+    open.delete(f);
+  }
+  if (open.size > 0) return;
+  feeds.delete(key);
+  const waiting = held.get(key) ?? [];
+  held.delete(key);
+  for (let i = 0; i < waiting.length; i++) {
+    receive(waiting[i]!);
+    if (feeds.has(key)) {
+      held.set(key, [...(held.get(key) ?? []), ...waiting.slice(i + 1)]);
+      return;
+    }
+  }
+}
+
+function receive(m: SearchRequest): void {
+  if (m.t === 'unfeed') return closeFeed(m.key, null);
+  if (feeds.has(m.key)) {
+    let waiting = held.get(m.key);
+    if (waiting === undefined) held.set(m.key, (waiting = []));
+    waiting.push(m);
+    return;
+  }
+  if (m.t === 'feed') openFeed(m.key, m.port);
+  else run(m);
+}
+
+port.on('message', receive);

@@ -10,6 +10,7 @@
  * query first applies everything sent before it, so results are never stale.
  */
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
+import type { NoteFacts } from '../markdown/facts.js';
 
 export interface SearchDoc {
   path: string;
@@ -20,6 +21,16 @@ export interface SearchDoc {
 }
 
 export const SEARCH_FIELDS = ['title', 'body', 'tags', 'aliases'] as const;
+
+/** The search document of a note: its title and file name, the text after the frontmatter, tags and aliases. */
+export function searchDocOf(path: string, facts: NoteFacts, text: string): SearchDoc {
+  const slash = path.lastIndexOf('/');
+  const dot = path.lastIndexOf('.');
+  const name = dot > slash + 1 ? path.slice(slash + 1, dot) : path.slice(slash + 1);
+  const title = facts.title === name ? facts.title : `${facts.title} ${name}`;
+  const body = facts.frontmatterRange !== null ? text.slice(facts.frontmatterRange.end) : text;
+  return { path, title, body, tags: facts.tags.join(' '), aliases: facts.aliases.join(' ') };
+}
 
 /**
  * Words split at spaces and punctuation (MiniSearch's default) and also at

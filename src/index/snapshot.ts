@@ -60,12 +60,16 @@ export class StringTable {
     return n;
   }
 
-  /** The "s" line for strings numbered since the last call, or null. */
-  takeLine(): string | null {
-    if (this.fresh.length === 0) return null;
-    const line = JSON.stringify(['s', ...this.fresh]);
+  /** The strings numbered since the last take, in number order. */
+  takeStrings(): string[] {
+    const fresh = this.fresh;
     this.fresh = [];
-    return line;
+    return fresh;
+  }
+
+  /** The "s" line for strings numbered since the last take, or null. */
+  takeLine(): string | null {
+    return this.fresh.length === 0 ? null : JSON.stringify(['s', ...this.takeStrings()]);
   }
 }
 

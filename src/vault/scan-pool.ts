@@ -2,11 +2,17 @@
  * Reading, hashing and fact extraction of many notes on worker threads
  * (scan-worker.ts). Starting a thread costs a few hundred milliseconds, so
  * it pays only for large scans: the Vault uses it from PARALLEL_MIN notes.
+ *
+ * What crosses threads is kept cheap: facts come back as one JSON text per
+ * batch in the snapshot's compact encoding (parsing JSON is far faster than
+ * structured-cloning many small objects), and with a search feed the note
+ * texts go from the scan worker straight to the search thread.
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { startTsWorker } from '../core/ts-worker.js';
+import { decodeFacts } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import type { NoteFacts } from '../markdown/facts.js';
 import { etagOf } from './etag.js';
@@ -28,7 +34,20 @@ export interface ScanResult {
   etag: string | null;
   /** null when unreadable or unchanged (`etag` equals `knownEtag`). */
   facts: NoteFacts | null;
+  /** The note text; null when unchanged, or when the scan fed it to the search thread itself. */
   text: string | null;
+  /** True when the scan sent the note's search document to the search thread itself. */
+  fed: boolean;
+}
+
+export type ScanRequest = { t: 'init'; feed: MessagePort | null } | { t: 'scan'; items: ScanItem[] } | { t: 'finish' };
+
+/** One note scanned: path, ETag, facts (`encodeFacts`), text (absent when fed to search). */
+export type ScanRow = [string, string | null, unknown[] | null, string | null];
+
+/** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`. */
+export interface ScanBatch {
+  json: string;
 }
 
 /** Threads to use: one per core, at most 4 (the disk and the main thread's share set the limit beyond that). */
@@ -36,45 +55,63 @@ export function scanThreads(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()));
 }
 
+function decodeBatch(b: ScanBatch, fed: boolean, onResult: (r: ScanResult) => void): void {
+  const { strings, results } = JSON.parse(b.json) as { strings: string[]; results: ScanRow[] };
+  for (const [rel, etag, facts, text] of results) {
+    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings), text, fed: fed && facts !== null });
+  }
+}
+
 /**
  * Scan `items` on `threads` workers, calling `onResult` on this thread as
- * results arrive (in no particular order). Rejects if a worker fails.
+ * results arrive (in no particular order). `openFeed`, when given, makes a
+ * search feed port per worker: search documents go there, not to `onResult`.
+ * Rejects if a worker fails.
  */
-export async function scanInWorkers(items: ScanItem[], threads: number, onResult: (r: ScanResult) => void): Promise<void> {
+export async function scanInWorkers(
+  items: ScanItem[],
+  threads: number,
+  onResult: (r: ScanResult) => void,
+  openFeed?: () => MessagePort,
+): Promise<void> {
   let next = 0;
   const workers: Worker[] = [];
+  const post = (w: Worker, m: ScanRequest, transfer: MessagePort[] = []) => w.postMessage(m, transfer);
   try {
     await Promise.all(
       Array.from({ length: Math.min(threads, Math.ceil(items.length / BATCH)) }, (_, k) => {
         const w = startTsWorker(new URL('./scan-worker.ts', import.meta.url), null, `quire-scan-${k}`);
         workers.push(w);
+        const feed = openFeed?.() ?? null;
+        post(w, { t: 'init', feed }, feed ? [feed] : []);
         return new Promise<void>((resolve, reject) => {
           let inFlight = 0;
-          const feed = () => {
+          const feedMore = () => {
             if (next >= items.length) {
-              if (inFlight === 0) resolve();
+              if (inFlight === 0) post(w, { t: 'finish' });
               return;
             }
             const batch = items.slice(next, next + BATCH);
             next += batch.length;
             inFlight++;
-            w.postMessage(batch);
+            post(w, { t: 'scan', items: batch });
           };
-          w.on('message', (results: ScanResult[]) => {
+          w.on('message', (m: ScanBatch | { finished: true }) => {
+            if ('finished' in m) return resolve();
             inFlight--;
             try {
-              for (const r of results) onResult(r);
+              decodeBatch(m, feed !== null, onResult);
             } catch (e) {
               reject(e);
               return;
             }
-            feed();
+            feedMore();
           });
           w.on('error', reject);
           w.on('exit', (code) => reject(new Error(`scan worker exited (code ${code})`)));
           // Two batches in flight: the worker starts the next while this thread takes in the last.
-          feed();
-          feed();
+          feedMore();
+          feedMore();
         });
       }),
     );
@@ -93,16 +130,16 @@ export async function scanInline(items: ScanItem[], concurrency: number, onResul
       try {
         bytes = await fs.promises.readFile(it.abs);
       } catch {
-        onResult({ rel: it.rel, etag: null, facts: null, text: null });
+        onResult({ rel: it.rel, etag: null, facts: null, text: null, fed: false });
         continue;
       }
       const etag = etagOf(bytes);
       if (etag === it.knownEtag) {
-        onResult({ rel: it.rel, etag, facts: null, text: null });
+        onResult({ rel: it.rel, etag, facts: null, text: null, fed: false });
         continue;
       }
       const text = bytes.toString('utf8');
-      onResult({ rel: it.rel, etag, facts: extractFacts(text, it.rel), text });
+      onResult({ rel: it.rel, etag, facts: extractFacts(text, it.rel), text, fed: false });
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, runner));

@@ -1,32 +1,61 @@
 /**
  * A scan worker thread: reads notes, hashes them and extracts their facts,
- * so that indexing a large Home uses every core. Protocol: scan-pool.ts.
+ * so that indexing a large Home uses every core. With a search feed, each
+ * note's search document goes straight to the search thread and the main
+ * thread gets only facts. Protocol: scan-pool.ts.
  */
 import fs from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
+import type { FeedMessage } from '../index/search-client.js';
+import { searchDocOf } from '../index/search.js';
+import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
-import type { ScanItem, ScanResult } from './scan-pool.js';
+import type { ScanBatch, ScanItem, ScanRequest, ScanRow } from './scan-pool.js';
 
 const port = parentPort!;
+let feed: MessagePort | null = null;
 
-port.on('message', (items: ScanItem[]) => {
-  const out: ScanResult[] = [];
+function scan(items: ScanItem[]): ScanBatch {
+  const table = new StringTable();
+  const results: ScanRow[] = [];
   for (const it of items) {
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(it.abs);
     } catch {
-      out.push({ rel: it.rel, etag: null, facts: null, text: null });
+      results.push([it.rel, null, null, null]);
       continue;
     }
     const etag = etagOf(bytes);
     if (etag === it.knownEtag) {
-      out.push({ rel: it.rel, etag, facts: null, text: null });
+      results.push([it.rel, etag, null, null]);
       continue;
     }
     const text = bytes.toString('utf8');
-    out.push({ rel: it.rel, etag, facts: extractFacts(text, it.rel), text });
+    const facts = extractFacts(text, it.rel);
+    if (feed !== null) {
+      // A copy of its own (small reads share Node's buffer pool, which cannot be transferred).
+      const own = new Uint8Array(bytes);
+      const doc = searchDocOf(it.rel, facts, '');
+      const m: FeedMessage = { t: 'set', doc, bytes: own, bodyStart: facts.frontmatterRange?.end ?? 0, etag };
+      feed.postMessage(m, [own.buffer]);
+    }
+    results.push([it.rel, etag, encodeFacts(facts, table), feed === null ? text : null]);
   }
-  port.postMessage(out);
+  return { json: JSON.stringify({ strings: table.takeStrings(), results }) };
+}
+
+port.on('message', (m: ScanRequest) => {
+  if (m.t === 'init') {
+    feed = m.feed;
+  } else if (m.t === 'scan') {
+    port.postMessage(scan(m.items));
+  } else {
+    const end: FeedMessage = { t: 'end' };
+    feed?.postMessage(end);
+    feed?.close();
+    feed = null;
+    port.postMessage({ finished: true });
+  }
 });

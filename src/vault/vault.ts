@@ -201,7 +201,7 @@ export class Vault {
       if (r.facts === null) {
         index.upsertNote(f.rel, index.noteByPath(f.rel)!.facts, stat, null);
       } else {
-        index.upsertNote(f.rel, r.facts, stat, r.text);
+        index.upsertNote(f.rel, r.facts, stat, r.text, r.fed);
         parsed++;
       }
     };
@@ -210,8 +210,14 @@ export class Vault {
       return { rel: f.rel, abs: f.abs, knownEtag: before && index.noteByPath(f.rel) ? before.etag : null };
     });
     const threads = this.opts.scanThreads ?? scanThreads();
-    if (items.length >= PARALLEL_MIN && threads > 1) await scanInWorkers(items, threads, take);
-    else await scanInline(items, READ_CONCURRENCY, take);
+    if (items.length >= PARALLEL_MIN && threads > 1) {
+      await scanInWorkers(items, threads, take, () => this.search.openFeed()).catch((e: unknown) => {
+        this.search.abandonFeeds();
+        throw e;
+      });
+    } else {
+      await scanInline(items, READ_CONCURRENCY, take);
+    }
     for (const p of [...index.notes()].map((n) => n.path).concat([...index.files()].map((f) => f.path))) {
       if (!seen.has(p)) {
         index.remove(p);
