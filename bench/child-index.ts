@@ -14,7 +14,10 @@ import { emit, parseArgs } from './lib.js';
 const args = parseArgs(process.argv.slice(2));
 const root = path.resolve(String(args.root));
 const cacheFile = path.resolve(String(args.cache));
-if (args.fresh) fs.rmSync(cacheFile, { force: true });
+if (args.fresh) {
+  fs.rmSync(cacheFile, { force: true });
+  fs.rmSync(cacheFile + '.search', { force: true });
+}
 const cachePresent = fs.existsSync(cacheFile);
 const rss0 = process.memoryUsage().rss;
 

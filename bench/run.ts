@@ -136,7 +136,7 @@ async function benchSize(count: number) {
   out.vault = { notes: m.notes, files: m.files, MB: mb(m.bytes), noteMB: mb(m.noteBytes), avgNoteKB: round(m.noteBytes / m.notes / 1024, 2), reused: v.reused, genMs: v.reused ? 0 : Math.round(performance.now() - tg) };
   log(`  vault: ${m.notes} notes, ${m.files} files, ${mb(m.bytes)} MB (${v.reused ? 'reused' : `generated in ${out.vault.genMs} ms`})`);
 
-  const cacheFile = path.join(v.dir, 'index-cache.json');
+  const cacheFile = path.join(v.dir, 'index-cache.ndjson');
   if (args['skip-index']) out.floor = out.cold = out.warm = { skipped: true };
   else await indexFigures(out, v, cacheFile);
   save();
@@ -146,7 +146,9 @@ async function benchSize(count: number) {
   fs.rmSync(path.join(v.dataDir, 'state'), { recursive: true, force: true });
   if (fs.existsSync(cacheFile) && (out.cold.readyMs !== undefined || args['skip-index'])) {
     fs.mkdirSync(path.join(v.dataDir, 'state', 'cache'), { recursive: true });
-    fs.copyFileSync(cacheFile, path.join(v.dataDir, 'state', 'cache', `${v.user}.index.json`));
+    const serverCache = path.join(v.dataDir, 'state', 'cache', `${v.user}.index.ndjson`);
+    fs.copyFileSync(cacheFile, serverCache);
+    if (fs.existsSync(cacheFile + '.search')) fs.copyFileSync(cacheFile + '.search', serverCache + '.search');
   }
   let server: ServerChild;
   try {
@@ -182,9 +184,9 @@ async function benchSize(count: number) {
         budgetMs: editBudgetS * 1000,
       });
       out.edit = e;
-      // The edits make the server save its index snapshot 5 s later, which blocks its event loop for
-      // seconds on a large Home. Wait for that save so the read figures measure reads, not the save.
-      const snapshotFile = path.join(v.dataDir, 'state', 'cache', `${v.user}.index.json`);
+      // The edits make the server save its index snapshot 5 s later. Wait for that save so every
+      // read run starts from the same state.
+      const snapshotFile = path.join(v.dataDir, 'state', 'cache', `${v.user}.index.ndjson`);
       const editsEnd = Date.now();
       const tw = performance.now();
       while (performance.now() - tw < 60_000) {

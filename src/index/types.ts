@@ -34,7 +34,7 @@ export interface NoteEntry {
   readonly updated: number;
   readonly wordCount: number;
   readonly headings: readonly Heading[];
-  /** The facts the note was indexed from, untouched. */
+  /** The facts the note was indexed from, untouched except `tagOccurrences`, which the index does not keep (always empty). */
   readonly facts: NoteFacts;
 }
 

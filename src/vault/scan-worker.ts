@@ -41,7 +41,8 @@ function scan(items: ScanItem[]): ScanBatch {
       const m: FeedMessage = { t: 'set', doc, bytes: own, bodyStart: facts.frontmatterRange?.end ?? 0, etag };
       feed.postMessage(m, [own.buffer]);
     }
-    results.push([it.rel, etag, encodeFacts(facts, table), feed === null ? text : null]);
+    // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
+    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table), feed === null ? text : null]);
   }
   return { json: JSON.stringify({ strings: table.takeStrings(), results }) };
 }
