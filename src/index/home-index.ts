@@ -780,9 +780,9 @@ export class HomeIndex {
 
   /** Notes with the tag (and nested tags below it unless `nested: false`), case-insensitive, sorted by path. */
   notesWithTag(tag: string, opts: { nested?: boolean } = {}): NoteEntry[] {
-    const paths = this.tagIndex.paths(tag, opts.nested ?? true);
+    const paths = this.tagIndex.sortedPaths(tag, opts.nested ?? true);
     if (paths === undefined) return [];
-    return [...paths].sort(byPath).map((p) => this.notesByPath.get(p)!.entry);
+    return paths.map((p) => this.notesByPath.get(p)!.entry);
   }
 
   // ---------------------------------------------------------- tasks, blocks

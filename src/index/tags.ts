@@ -60,6 +60,9 @@ interface TagNode {
   nested: Set<string>;
   /** Spelling → number of (note, tag) uses. */
   spellings: Map<string, number>;
+  /** `direct` and `nested` sorted by path, kept until either changes (a popular tag is listed far more often than it changes). */
+  sortedDirect: string[] | null;
+  sortedNested: string[] | null;
 }
 
 export class TagIndex {
@@ -68,7 +71,7 @@ export class TagIndex {
   private node(key: string): TagNode {
     let n = this.nodes.get(key);
     if (n === undefined) {
-      n = { direct: new Set(), nested: new Set(), spellings: new Map() };
+      n = { direct: new Set(), nested: new Set(), spellings: new Map(), sortedDirect: null, sortedNested: null };
       this.nodes.set(key, n);
     }
     return n;
@@ -83,9 +86,11 @@ export class TagIndex {
         const spelling = spellings[j]!;
         n = this.node(keys[j]!);
         n.nested.add(path);
+        n.sortedNested = null;
         n.spellings.set(spelling, (n.spellings.get(spelling) ?? 0) + 1);
       }
       n!.direct.add(path);
+      n!.sortedDirect = null;
     }
   }
 
@@ -106,11 +111,16 @@ export class TagIndex {
         else n.spellings.delete(spelling);
         reached.add(key);
       }
-      this.nodes.get(keys[keys.length - 1]!)?.direct.delete(path);
+      const last = this.nodes.get(keys[keys.length - 1]!);
+      if (last !== undefined) {
+        last.direct.delete(path);
+        last.sortedDirect = null;
+      }
     }
     for (const key of reached) {
       const n = this.nodes.get(key)!;
       n.nested.delete(path);
+      n.sortedNested = null;
       if (n.nested.size === 0) this.nodes.delete(key);
     }
   }
@@ -139,5 +149,13 @@ export class TagIndex {
     const n = this.nodes.get(tagKey(tag));
     if (n === undefined) return undefined;
     return nested ? n.nested : n.direct;
+  }
+
+  /** The same paths sorted in code-unit order; the array is shared: do not modify it. */
+  sortedPaths(tag: string, nested: boolean): readonly string[] | undefined {
+    const n = this.nodes.get(tagKey(tag));
+    if (n === undefined) return undefined;
+    if (nested) return (n.sortedNested ??= [...n.nested].sort());
+    return (n.sortedDirect ??= [...n.direct].sort());
   }
 }

@@ -293,7 +293,6 @@ export function notesByTag(scope: Scope, tag: string) {
   const items = scope.index
     .notesWithTag(t, { nested: true })
     .filter((n) => visible(scope, n.path))
-    .sort((a, b) => (a.path < b.path ? -1 : 1))
     .map(noteRecord);
   return { items, next_cursor: null };
 }

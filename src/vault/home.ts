@@ -18,7 +18,7 @@ import { alreadyExists, fsError, quotaExceeded, show } from './errors.js';
 import { etagOf, hasCondition, ifMatchAccepts, readWithEtag } from './etag.js';
 import { isIgnoredPath, isTempName } from './ignore.js';
 import { WriterLock } from './lock.js';
-import { checkNewName, realHomeRoot, resolveHomePath, toHomeRel, validateRelPath } from './paths.js';
+import { checkNewName, realHomeRoot, resolveHomePath, resolveHomePathReal, toHomeRel, validateRelPath } from './paths.js';
 import { RecentWrites, type FileSig } from './recent.js';
 import { watchHome, type HomeWatcher, type WatchChange, type WatchOptions } from './watcher.js';
 
@@ -141,7 +141,9 @@ export class Home {
    * the link survives; the returned `rel` is the target's Home path.
    */
   private async resolveFile(rel: string): Promise<{ abs: string; rel: string }> {
-    const abs = await resolveHomePath(this.root, rel);
+    const { abs, real: whole } = await resolveHomePathReal(this.root, rel, { rootReal: await this.rootReal() });
+    // No symlink anywhere on the path (the common case), or nothing there yet.
+    if (whole === null || whole === abs) return { abs, rel };
     let st: Stats;
     try {
       st = await lstat(abs);

@@ -161,13 +161,27 @@ export function toHomeRel(rootAbs: string, abs: string): string {
  * leaves the Home through a symlink (realpath of the longest existing prefix).
  */
 export async function resolveHomePath(homeRoot: string, rel: string, opts: ValidateOptions = {}): Promise<string> {
+  return (await resolveHomePathReal(homeRoot, rel, opts)).abs;
+}
+
+/**
+ * `resolveHomePath`, also giving the realpath of the whole path (null when
+ * it does not exist) so a caller can tell a path without any symlink
+ * (`real === abs`) without another system call. `rootReal`: the Home root's
+ * realpath when the caller keeps it.
+ */
+export async function resolveHomePathReal(
+  homeRoot: string,
+  rel: string,
+  opts: ValidateOptions & { rootReal?: string } = {},
+): Promise<{ abs: string; real: string | null }> {
   const segs = validateRelPath(rel, opts);
   const rootAbs = path.resolve(homeRoot);
   const abs = segs.length === 0 ? rootAbs : path.join(rootAbs, ...segs);
   if (Buffer.byteLength(abs, 'utf8') > MAX_PATH_BYTES) {
     throw pathError(rel, 'path_too_long', `Path ${show(rel.slice(0, 60) + '…')} is too long for the file system`, {}, 'name_too_long');
   }
-  const rootReal = await realHomeRoot(rootAbs);
+  const rootReal = opts.rootReal ?? (await realHomeRoot(rootAbs));
   for (let i = segs.length; i >= 0; i--) {
     const prefix = i === 0 ? rootAbs : path.join(rootAbs, ...segs.slice(0, i));
     let real: string;
@@ -205,7 +219,7 @@ export async function resolveHomePath(homeRoot: string, rel: string, opts: Valid
         );
       }
     }
-    return abs;
+    return { abs, real: i === segs.length ? real : null };
   }
   /* c8 ignore next */
   throw new AppError('internal', 'The Home folder disappeared while resolving a path', { details: { path: rel, reason: 'home_unavailable' } });
