@@ -42,7 +42,7 @@ class SearchThread {
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   failure: Error | null = null;
   users = 0;
-  private stopping = false;
+  stopping = false;
   private readonly onFailure = new Set<(e: Error) => void>();
 
   constructor() {
@@ -78,11 +78,7 @@ class SearchThread {
   }
 
   request<T>(m: SearchRequest): Promise<T> {
-    if (this.failure !== null) {
-      return Promise.reject(
-        new AppError('service_unavailable', 'Full-text search is unavailable: its worker thread stopped', { details: { reason: 'search_worker' } }),
-      );
-    }
+    if (this.failure !== null || this.stopping) return Promise.reject(unavailable('its worker thread stopped'));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -95,6 +91,10 @@ class SearchThread {
     if (thread === this) thread = null;
     await this.worker.terminate();
   }
+}
+
+function unavailable(why: string): AppError {
+  return new AppError('service_unavailable', `Full-text search is unavailable: ${why}`, { details: { reason: 'search_worker' } });
 }
 
 let thread: SearchThread | null = null;
@@ -150,28 +150,34 @@ export class SearchWorker implements SearchBackend {
     if (!this.closed) this.thread.post({ key: this.key, t: 'defer', on });
   }
 
+  /** A request about this Home's engine; refused once this handle is closed (its engine is gone). */
+  private ask<T>(m: SearchRequest): Promise<T> {
+    if (this.closed) return Promise.reject(unavailable('this Home was closed'));
+    return this.thread.request<T>(m);
+  }
+
   async query(query: SearchQuery): Promise<RawHit[]> {
     await this.gate;
-    return this.thread.request<RawHit[]>({ key: this.key, t: 'query', query });
+    return this.ask<RawHit[]>({ key: this.key, t: 'query', query });
   }
 
   status(): Promise<SearchStatus> {
-    return this.thread.request<SearchStatus>({ key: this.key, t: 'status' });
+    return this.ask<SearchStatus>({ key: this.key, t: 'status' });
   }
 
   async indexed(): Promise<Map<string, string>> {
-    return new Map(await this.thread.request<Array<[string, string]>>({ key: this.key, t: 'indexed' }));
+    return new Map(await this.ask<Array<[string, string]>>({ key: this.key, t: 'indexed' }));
   }
 
   /** Replace the engine by the one persisted in `file`; false (engine left empty) when there is none this build can use. */
   async load(file: string): Promise<boolean> {
-    const r = await this.thread.request<{ loaded: boolean }>({ key: this.key, t: 'load', file });
+    const r = await this.ask<{ loaded: boolean }>({ key: this.key, t: 'load', file });
     return r.loaded;
   }
 
   /** Persist the engine to `file`, atomically; the worker thread does all the work. */
   save(file: string): Promise<void> {
-    return this.thread.request<void>({ key: this.key, t: 'save', file });
+    return this.ask<void>({ key: this.key, t: 'save', file });
   }
 
   /** Forget this Home's engine; the thread stops with its last Home. */
