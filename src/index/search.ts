@@ -11,6 +11,7 @@
  */
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import type { NoteFacts } from '../markdown/facts.js';
+import { QueryExecutor, type QueryRules } from './search-query.js';
 
 export interface SearchDoc {
   path: string;
@@ -67,10 +68,16 @@ export const MINISEARCH_OPTIONS: Options<SearchDoc> = {
  * against 8 ms on the 10k bench vault), and short words have too many
  * near neighbours to be useful fuzzy.
  */
+const BOOST: Record<string, number> = { title: 3, aliases: 2, tags: 1.5 };
 const QUERY_DEFAULTS = {
   prefix: (_term: string, i: number, terms: string[]) => i === terms.length - 1,
-  fuzzy: (term: string) => (term.length >= 5 ? 0.2 : false),
-  boost: { title: 3, aliases: 2, tags: 1.5 },
+  fuzzy: (term: string): number | false => (term.length >= 5 ? 0.2 : false),
+  boost: BOOST,
+};
+export const QUERY_RULES: QueryRules = {
+  fields: SEARCH_FIELDS.map((f) => [f, BOOST[f] ?? 1] as const),
+  prefix: QUERY_DEFAULTS.prefix,
+  fuzzy: QUERY_DEFAULTS.fuzzy,
 };
 
 /** The serialization version MiniSearch writes today (checked on load). */
@@ -220,6 +227,7 @@ export const SEARCH_PERSIST_VERSION = 1;
  */
 export class SearchIndex implements SearchBackend {
   private ms: MiniSearch<SearchDoc>;
+  private readonly executor: QueryExecutor;
   private readonly pending = new Map<string, SearchDoc | null>();
   private readonly etags = new Map<string, string>();
   /** See `addDocument`. */
@@ -231,6 +239,7 @@ export class SearchIndex implements SearchBackend {
   ) {
     this.ms = persisted ? MiniSearch.loadJS(persisted.index, MINISEARCH_OPTIONS) : new MiniSearch(MINISEARCH_OPTIONS);
     if (persisted) for (const [p, e] of persisted.etags) this.etags.set(p, e);
+    this.executor = new QueryExecutor(this.ms as MiniSearch<unknown>, QUERY_RULES);
   }
 
   set(doc: SearchDoc, etag: string): void {
@@ -255,6 +264,7 @@ export class SearchIndex implements SearchBackend {
       ms.discard(path);
     }
     if (doc !== null) addDocument(ms, doc, ms.dirtCount === 0 && !ms.isVacuuming ? this.termCache : null);
+    this.executor.changed();
   }
 
   /**
@@ -305,12 +315,17 @@ export class SearchIndex implements SearchBackend {
   queryNow(q: SearchQuery): RawHit[] {
     this.flush();
     if (q.q.trim() === '') return [];
-    const only = q.paths !== undefined ? new Set(q.paths) : undefined;
-    const prefix = q.pathPrefix;
-    const filter =
-      prefix !== undefined || only !== undefined
-        ? (r: SearchResult) => (prefix === undefined || (r.id as string).startsWith(prefix)) && (only === undefined || only.has(r.id as string))
-        : undefined;
+    const accept = acceptOf(q);
+    const hits = this.executor.execute(this.executor.queryTerms(q.q), { combineWith: q.combineWith, limit: q.limit, ...(accept ? { accept } : {}) });
+    return hits ?? this.queryWithMiniSearch(q);
+  }
+
+  /** The same query through `MiniSearch#search`: the reference the executor is tested against, and the path for very long queries. */
+  queryWithMiniSearch(q: SearchQuery): RawHit[] {
+    this.flush();
+    if (q.q.trim() === '') return [];
+    const accept = acceptOf(q);
+    const filter = accept ? (r: SearchResult) => accept(r.id as string) : undefined;
     const results = this.ms.search(q.q, { ...QUERY_DEFAULTS, combineWith: q.combineWith, ...(filter ? { filter } : {}) });
     const out: RawHit[] = [];
     for (const r of results) {
@@ -325,6 +340,14 @@ export class SearchIndex implements SearchBackend {
     this.flush();
     return { format: 'quire-search', version: SEARCH_PERSIST_VERSION, etags: [...this.etags], index: this.ms.toJSON() };
   }
+}
+
+/** The path filter of a query, if it has one. */
+function acceptOf(q: SearchQuery): ((path: string) => boolean) | undefined {
+  const prefix = q.pathPrefix;
+  const only = q.paths !== undefined ? new Set(q.paths) : undefined;
+  if (prefix === undefined && only === undefined) return undefined;
+  return (p) => (prefix === undefined || p.startsWith(prefix)) && (only === undefined || only.has(p));
 }
 
 /** Cheap structural check of a persisted search index before trusting it. */
