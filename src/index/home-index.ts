@@ -5,7 +5,7 @@
  * facts (src/markdown) and stats. Rules and formats: docs/index.md.
  */
 import { createHash } from 'node:crypto';
-import type { BlockAnchor, Link, NoteFacts } from '../markdown/facts.js';
+import type { BlockAnchor, NoteFacts } from '../markdown/facts.js';
 import {
   addToSortedMap,
   allOf,
@@ -23,13 +23,16 @@ import {
 import { SearchIndex, searchDocOf, type SearchBackend, type SearchStatus } from './search.js';
 import { fileLine, headerLine, noteLines, readSnapshot, StringTable } from './snapshot.js';
 import { detachStrings } from './detach.js';
+import { LinkTable } from './link-table.js';
 import { TagIndex } from './tags.js';
 import type {
+  AnyFacts,
   Backlink,
   BacklinkOccurrence,
   FileEntry,
   FileStat,
   HomeIndexOptions,
+  IndexedFacts,
   IndexingMode,
   NoteEntry,
   ResolvedLink,
@@ -46,6 +49,7 @@ export type {
   FileEntry,
   FileStat,
   HomeIndexOptions,
+  IndexedFacts,
   NoteEntry,
   ResolvedLink,
   SearchHit,
@@ -129,7 +133,7 @@ function parseCreated(v: unknown): number | null {
   return null;
 }
 
-function createdOf(facts: NoteFacts, stat: FileStat): number {
+function createdOf(facts: AnyFacts, stat: FileStat): number {
   const fm = facts.frontmatter;
   if (fm !== null) {
     const c = parseCreated(fm['created']) ?? parseCreated(fm['date']);
@@ -139,15 +143,15 @@ function createdOf(facts: NoteFacts, stat: FileStat): number {
   return stat.mtimeMs;
 }
 
-function occurrence(l: Link): BacklinkOccurrence {
+function occurrence(links: LinkTable, i: number): BacklinkOccurrence {
   return Object.freeze({
-    kind: l.kind,
-    line: l.line,
-    column: l.column,
-    embed: l.embed,
-    heading: l.heading,
-    blockId: l.blockId,
-    alias: l.alias,
+    kind: links.kind(i),
+    line: links.line(i),
+    column: links.column(i),
+    embed: links.embed(i),
+    heading: links.heading(i),
+    blockId: links.blockId(i),
+    alias: links.alias(i),
   });
 }
 
@@ -165,7 +169,7 @@ function dropPairs(refs: Refs, src: NoteRec): void {
   refs.length = w;
 }
 
-function entryOf(path: string, facts: NoteFacts, stat: FileStat, id: string): Mutable<NoteEntry> {
+function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: string): Mutable<NoteEntry> {
   return {
     id,
     path,
@@ -184,7 +188,20 @@ function entryOf(path: string, facts: NoteFacts, stat: FileStat, id: string): Mu
   };
 }
 
-function aliasKeysOf(facts: NoteFacts): readonly string[] {
+/**
+ * Facts as the index keeps them: without tag positions (only a rewrite of
+ * the note's text needs them, and it extracts them from that text; kept,
+ * they would be a quarter of a million small objects on a 10k-note Home),
+ * strings detached from the note text unless `fresh`, links as a table.
+ */
+function indexedFacts(given: AnyFacts, fresh: boolean): IndexedFacts {
+  if (given.links instanceof LinkTable) return given.tagOccurrences.length === 0 ? (given as IndexedFacts) : { ...(given as IndexedFacts), tagOccurrences: [] };
+  const facts: NoteFacts = { ...(given as NoteFacts), tagOccurrences: [] };
+  if (!fresh) detachStrings(facts);
+  return { ...facts, links: LinkTable.of(facts.links) };
+}
+
+function aliasKeysOf(facts: AnyFacts): readonly string[] {
   if (facts.aliases.length === 0) return EMPTY;
   const out: string[] = [];
   for (const a of facts.aliases) {
@@ -254,7 +271,7 @@ export class HomeIndex {
    * (a scan worker feeds the search thread directly), send nothing; such
    * facts come decoded from JSON, so their strings are flat already.
    */
-  upsertNote(path: string, facts: NoteFacts, stat: FileStat, text: string | null, searchFed = false): void {
+  upsertNote(path: string, facts: AnyFacts, stat: FileStat, text: string | null, searchFed = false): void {
     const old = this.notesByPath.get(path);
     if (old !== undefined && old.entry.facts === facts) {
       old.stat = copyStat(stat);
@@ -320,11 +337,8 @@ export class HomeIndex {
   }
 
   /** `fresh`: facts straight from JSON.parse (already flat, short strings shared by V8), no need to detach. */
-  private putNote(path: string, given: NoteFacts, stat: FileStat, fresh = false): void {
-    // Tag positions are only needed to rewrite a note's text, and a rewrite extracts them from that
-    // text; keeping them would hold a quarter of a million small objects on a 10k-note Home.
-    const facts = given.tagOccurrences.length === 0 ? given : { ...given, tagOccurrences: [] };
-    if (!fresh) detachStrings(facts);
+  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false): void {
+    const facts = indexedFacts(given, fresh);
     if (this.filesByPath.has(path)) this.remove(path);
     let rec = this.notesByPath.get(path);
     const isNew = rec === undefined;
@@ -463,7 +477,7 @@ export class HomeIndex {
     for (const src of t.sources) {
       const links = src.entry.facts.links;
       for (let i = 0; i < links.length; i++) {
-        if (src.resolved[i] === path && links[i]!.target !== '') {
+        if (src.resolved[i] === path && links.target(i) !== '') {
           src.resolved[i] = null;
           src.unresolvedCount++;
         }
@@ -495,12 +509,14 @@ export class HomeIndex {
    * and most links (wikilinks not starting with ./ or ../) resolve the same
    * from every note, so those answers are shared through `cache`.
    */
-  private resolveCached(from: string, l: Link, cache: Map<string, string | null>): string | null {
-    if (dependsOnSource(l.target, l.kind)) return resolveTarget(this.lookup, from, l.target, l.kind);
-    let r = cache.get(l.target);
+  private resolveCached(from: string, links: LinkTable, i: number, cache: Map<string, string | null>): string | null {
+    const target = links.target(i);
+    const kind = links.kind(i);
+    if (dependsOnSource(target, kind)) return resolveTarget(this.lookup, from, target, kind);
+    let r = cache.get(target);
     if (r === undefined) {
-      r = resolveTarget(this.lookup, from, l.target, l.kind);
-      cache.set(l.target, r);
+      r = resolveTarget(this.lookup, from, target, kind);
+      cache.set(target, r);
     }
     return r;
   }
@@ -511,15 +527,15 @@ export class HomeIndex {
     const links = rec.entry.facts.links;
     let unresolved = 0;
     for (let i = 0; i < links.length; i++) {
-      const l = links[i]!;
-      if (l.target === '') {
+      const target = links.target(i);
+      if (target === '') {
         rec.resolved[i] = path;
         continue;
       }
-      const { alias: ak, name: nk } = keysOfTarget(l.target);
+      const { alias: ak, name: nk } = keysOfTarget(target);
       this.addKey(nk, rec, i);
       if (ak !== nk) this.addKey(ak, rec, i);
-      const r = this.resolveCached(path, l, cache);
+      const r = this.resolveCached(path, links, i, cache);
       rec.resolved[i] = r;
       if (r === null) unresolved++;
       else this.addIncoming(r, rec);
@@ -539,7 +555,7 @@ export class HomeIndex {
     const keys: string[] = [];
     const targets: string[] = [];
     for (let i = 0; i < links.length; i++) {
-      const target = links[i]!.target;
+      const target = links.target(i);
       if (target === '') continue;
       const { alias: ak, name: nk } = keysOfTarget(target);
       if (!keys.includes(nk)) keys.push(nk);
@@ -577,8 +593,7 @@ export class HomeIndex {
     for (let k = 0; k < refs.length; k += 2) {
       const src = refs[k] as NoteRec;
       const i = refs[k + 1] as number;
-      const l = src.entry.facts.links[i]!;
-      const r = this.resolveCached(src.entry.path, l, cache);
+      const r = this.resolveCached(src.entry.path, src.entry.facts.links, i, cache);
       const old = src.resolved[i]!;
       if (r === old) continue;
       src.resolved[i] = r;
@@ -725,7 +740,7 @@ export class HomeIndex {
     if (rec === undefined) return [];
     const links = rec.entry.facts.links;
     const out: ResolvedLink[] = new Array(links.length);
-    for (let i = 0; i < links.length; i++) out[i] = { ...links[i]!, resolved: rec.resolved[i]! };
+    for (let i = 0; i < links.length; i++) out[i] = { ...links.at(i), resolved: rec.resolved[i]! };
     return out;
   }
 
@@ -765,7 +780,7 @@ export class HomeIndex {
       const rec = this.notesByPath.get(src)!;
       const links = rec.entry.facts.links;
       for (let i = 0; i < links.length; i++) {
-        if (rec.resolved[i] === null) out.push({ from: src, target: links[i]!.target, line: links[i]!.line });
+        if (rec.resolved[i] === null) out.push({ from: src, target: links.target(i), line: links.line(i) });
       }
     }
     return out;
@@ -947,7 +962,7 @@ function findSource(sources: NoteRec[], path: string): number {
 /** Whether any link of `src` (other than a same-note `[[#x]]`) resolves to `path`. */
 function linksTo(src: NoteRec, path: string): boolean {
   const links = src.entry.facts.links;
-  for (let i = 0; i < links.length; i++) if (src.resolved[i] === path && links[i]!.target !== '') return true;
+  for (let i = 0; i < links.length; i++) if (src.resolved[i] === path && links.target(i) !== '') return true;
   return false;
 }
 
@@ -955,7 +970,7 @@ function buildBacklink(src: NoteRec, path: string): Backlink {
   const links = src.entry.facts.links;
   const occurrences: BacklinkOccurrence[] = [];
   for (let i = 0; i < links.length; i++) {
-    if (src.resolved[i] === path && links[i]!.target !== '') occurrences.push(occurrence(links[i]!));
+    if (src.resolved[i] === path && links.target(i) !== '') occurrences.push(occurrence(links, i));
   }
   return Object.freeze({ from: src.entry.path, occurrences: Object.freeze(occurrences) });
 }

@@ -24,7 +24,7 @@ export interface SearchDoc {
 export const SEARCH_FIELDS = ['title', 'body', 'tags', 'aliases'] as const;
 
 /** The search document of a note: its title and file name, the text after the frontmatter, tags and aliases. */
-export function searchDocOf(path: string, facts: NoteFacts, text: string): SearchDoc {
+export function searchDocOf(path: string, facts: Pick<NoteFacts, 'title' | 'frontmatterRange' | 'tags' | 'aliases'>, text: string): SearchDoc {
   const slash = path.lastIndexOf('/');
   const dot = path.lastIndexOf('.');
   const name = dot > slash + 1 ? path.slice(slash + 1, dot) : path.slice(slash + 1);

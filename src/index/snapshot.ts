@@ -19,8 +19,9 @@
  * which also keeps a warm-started index small.
  */
 import { AppError } from '../core/errors.js';
-import type { BlockAnchor, Heading, Link, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
-import type { FileStat } from './types.js';
+import type { BlockAnchor, Heading, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
+import { LinkTable } from './link-table.js';
+import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
 export const INDEX_SNAPSHOT_VERSION = 3;
@@ -34,7 +35,7 @@ export class IndexSnapshotError extends AppError {
   }
 }
 
-export type SnapshotRecord = { kind: 'file'; path: string; stat: FileStat } | { kind: 'note'; path: string; stat: FileStat; facts: NoteFacts };
+export type SnapshotRecord = { kind: 'file'; path: string; stat: FileStat } | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts };
 
 export function headerLine(): string {
   return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION });
@@ -74,7 +75,7 @@ export class StringTable {
 }
 
 /** The lines for one note: its "s" line first when it brought new strings. */
-export function noteLines(path: string, stat: FileStat, facts: NoteFacts, table: StringTable): string[] {
+export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable): string[] {
   const line = JSON.stringify(['n', path, encodeStat(stat), encodeFacts(facts, table)]);
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
@@ -136,7 +137,6 @@ function decodeStat(x: unknown): FileStat {
   return s;
 }
 
-const LINK_WIDTH = 9;
 const TASK_WIDTH = 7;
 
 /**
@@ -144,27 +144,14 @@ const TASK_WIDTH = 7;
  * flattened into arrays of their fields, link and tag strings as numbers
  * from `table`.
  */
-export function encodeFacts(f: NoteFacts, table: StringTable): unknown[] {
+export function encodeFacts(f: AnyFacts, table: StringTable): unknown[] {
   const tagOcc: unknown[] = [];
   for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
   const headings: unknown[] = [];
   for (const h of f.headings) headings.push(h.level, h.text, h.line);
   const blocks: unknown[] = [];
   for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
-  const links: unknown[] = [];
-  for (const l of f.links) {
-    links.push(
-      (l.kind === 'markdown' ? 1 : 0) | (l.embed ? 2 : 0),
-      table.ref(l.target),
-      table.ref(l.heading),
-      table.ref(l.blockId),
-      table.ref(l.alias),
-      l.line,
-      l.column,
-      l.start,
-      l.end,
-    );
-  }
+  const links = (f.links instanceof LinkTable ? f.links : LinkTable.of(f.links)).toFlat((s) => table.ref(s));
   const tasks: unknown[] = [];
   for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
   const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
@@ -187,8 +174,11 @@ export function encodeFacts(f: NoteFacts, table: StringTable): unknown[] {
   ];
 }
 
-/** The inverse of `encodeFacts` (with the strings its table numbered): equal, key order included, to the facts encoded. */
-export function decodeFacts(path: string, x: unknown, strings: readonly string[]): NoteFacts {
+/**
+ * The inverse of `encodeFacts` (with the strings its table numbered): equal,
+ * key order included, to the facts encoded, with links as a LinkTable.
+ */
+export function decodeFacts(path: string, x: unknown, strings: readonly string[]): IndexedFacts {
   const str = (n: unknown): string | null => {
     if (n === null) return null;
     const s = strings[n as number];
@@ -222,21 +212,12 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
   for (let i = 0; i < hs.length; i += 3) headings.push({ level: hs[i] as number, text: hs[i + 1] as string, line: hs[i + 2] as number });
   const blocks: BlockAnchor[] = [];
   for (let i = 0; i < bs.length; i += 3) blocks.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
-  const links: Link[] = [];
-  for (let i = 0; i < ls.length; i += LINK_WIDTH) {
-    const flags = ls[i] as number;
-    links.push({
-      kind: flags & 1 ? 'markdown' : 'wikilink',
-      embed: (flags & 2) !== 0,
-      target: str(ls[i + 1])!,
-      heading: str(ls[i + 2]),
-      blockId: str(ls[i + 3]),
-      alias: str(ls[i + 4]),
-      line: ls[i + 5] as number,
-      column: ls[i + 6] as number,
-      start: ls[i + 7] as number,
-      end: ls[i + 8] as number,
-    });
+  let links: LinkTable;
+  try {
+    links = LinkTable.fromFlat(ls, str);
+  } catch (e) {
+    if (e instanceof TypeError) throw malformed();
+    throw e;
   }
   const tasks: Task[] = [];
   for (let i = 0; i < ts.length; i += TASK_WIDTH) {

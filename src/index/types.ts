@@ -4,7 +4,14 @@
  * caller must not mutate them.
  */
 import type { Heading, Link, NoteFacts, Task } from '../markdown/facts.js';
+import type { LinkTable } from './link-table.js';
 import type { SearchBackend } from './search.js';
+
+/** NoteFacts as the index keeps them: links as a LinkTable. */
+export type IndexedFacts = Omit<NoteFacts, 'links'> & { readonly links: LinkTable };
+
+/** Facts as extracted (links as records) or as indexed. */
+export type AnyFacts = NoteFacts | IndexedFacts;
 
 /** What the caller knows about a file on disk; recorded as given at upsert. */
 export interface FileStat {
@@ -34,8 +41,11 @@ export interface NoteEntry {
   readonly updated: number;
   readonly wordCount: number;
   readonly headings: readonly Heading[];
-  /** The facts the note was indexed from, untouched except `tagOccurrences`, which the index does not keep (always empty). */
-  readonly facts: NoteFacts;
+  /**
+   * The facts the note was indexed from, untouched except `tagOccurrences`,
+   * which the index does not keep (always empty), and links, kept as a table.
+   */
+  readonly facts: IndexedFacts;
 }
 
 /** Any other Home file (attachment, .canvas, .base, .pdf, image, ...). */

@@ -263,7 +263,7 @@ function fileValue(scope: Scope, n: NoteEntry, tz: string | undefined): FileValu
     mtime: wallClock(n.updated, tz),
     ctime: wallClock(n.created, tz),
     tags: [...n.tags],
-    links: n.facts.links.map((l) => ({ target: l.target, resolved: l.target === '' ? n.path : scope.index.resolve(n.path, l) })),
+    links: n.facts.links.toArray().map((l) => ({ target: l.target, resolved: l.target === '' ? n.path : scope.index.resolve(n.path, l) })),
     properties: n.frontmatter ?? {},
   };
 }

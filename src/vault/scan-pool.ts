@@ -14,7 +14,7 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { startTsWorker } from '../core/ts-worker.js';
 import { decodeFacts } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
-import type { NoteFacts } from '../markdown/facts.js';
+import type { AnyFacts } from '../index/types.js';
 import { etagOf } from './etag.js';
 
 /** Below this many notes to read, a scan runs in this thread. */
@@ -33,7 +33,7 @@ export interface ScanResult {
   /** null: the file could not be read (gone meanwhile). */
   etag: string | null;
   /** null when unreadable or unchanged (`etag` equals `knownEtag`). */
-  facts: NoteFacts | null;
+  facts: AnyFacts | null;
   /** The note text; null when unchanged, or when the scan fed it to the search thread itself. */
   text: string | null;
   /** True when the scan sent the note's search document to the search thread itself. */

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { LinkTable } from '../../src/index/link-table.js';
+import type { Link } from '../../src/markdown/facts.js';
+import { extractFacts } from '../../src/markdown/extract.js';
+import { generateVault } from '../../src/markdown/generate.js';
+
+const link = (over: Partial<Link>): Link => ({
+  kind: 'wikilink',
+  embed: false,
+  target: 'Note',
+  heading: null,
+  blockId: null,
+  alias: null,
+  line: 0,
+  column: 0,
+  start: 0,
+  end: 8,
+  ...over,
+});
+
+describe('LinkTable', () => {
+  it('gives back every link exactly, key order included, for every note of a generated vault', () => {
+    let total = 0;
+    for (const { path, text } of generateVault(5, 200)) {
+      const links = extractFacts(text, path).links;
+      const table = LinkTable.of(links);
+      expect(table.length).toBe(links.length);
+      expect(table.toArray()).toEqual(links);
+      expect(JSON.stringify(table)).toBe(JSON.stringify(links));
+      links.forEach((l, i) => {
+        expect([table.target(i), table.kind(i), table.embed(i), table.line(i), table.column(i)]).toEqual([l.target, l.kind, l.embed, l.line, l.column]);
+        expect([table.heading(i), table.blockId(i), table.alias(i)]).toEqual([l.heading, l.blockId, l.alias]);
+      });
+      total += links.length;
+    }
+    expect(total).toBeGreaterThan(1000);
+  });
+
+  it('keeps headings, block ids and aliases only where some link has one', () => {
+    const plain = [link({ target: 'A' }), link({ target: 'B', kind: 'markdown', embed: true, line: 3, column: 7, start: 40, end: 52 })];
+    expect(LinkTable.of(plain).toArray()).toEqual(plain);
+    const mixed = [link({ target: 'A' }), link({ target: 'B', heading: 'H#2', blockId: null, alias: 'b' }), link({ target: '', blockId: 'x1' })];
+    const t = LinkTable.of(mixed);
+    expect(t.toArray()).toEqual(mixed);
+    expect([t.heading(0), t.alias(1), t.blockId(2), t.target(2)]).toEqual([null, 'b', 'x1', '']);
+    expect(LinkTable.of([]).length).toBe(0);
+  });
+
+  it('round-trips through the flat snapshot encoding, sharing strings through the caller', () => {
+    const links = [link({ target: 'A', alias: 'x' }), link({ target: 'A', kind: 'markdown', line: 9, start: 100, end: 130 })];
+    const strings: string[] = [];
+    const ref = (s: string | null) => {
+      if (s === null) return null;
+      const i = strings.indexOf(s);
+      return i >= 0 ? i : strings.push(s) - 1;
+    };
+    const flat = LinkTable.of(links).toFlat(ref);
+    expect(flat).toHaveLength(18);
+    expect(strings).toEqual(['A', 'x']);
+    const back = LinkTable.fromFlat(flat, (n) => (n === null ? null : strings[n as number]!));
+    expect(back.toArray()).toEqual(links);
+    expect(() => LinkTable.fromFlat(flat.slice(1), (n) => (n === null ? null : 'A'))).toThrow(TypeError);
+    expect(() => LinkTable.fromFlat(flat, () => null)).toThrow(TypeError);
+  });
+});
