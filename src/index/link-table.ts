@@ -15,6 +15,9 @@ const NUMS = 5;
 const EXTRAS = 3;
 const MARKDOWN = 1;
 const EMBED = 2;
+const HAS_HEADING = 4;
+const HAS_BLOCK = 8;
+const HAS_ALIAS = 16;
 
 export class LinkTable {
   static readonly EMPTY = new LinkTable(new Int32Array(0), [], null);
@@ -52,45 +55,70 @@ export class LinkTable {
   }
 
   /**
-   * From the snapshot's flat encoding: per link `flags, target, heading,
-   * blockId, alias, line, column, start, end`, strings as numbers that
-   * `str` turns back into strings (see snapshot.ts).
+   * From the snapshot's encoding (see `toFlat`), strings as numbers that
+   * `str` turns back into strings. Throws a TypeError on a malformed one.
    */
   static fromFlat(flat: readonly unknown[], str: (n: unknown) => string | null): LinkTable {
-    const n = flat.length / FLAT_WIDTH;
-    if (!Number.isInteger(n)) throw new TypeError('link table: ragged encoding');
-    if (n === 0) return LinkTable.EMPTY;
-    const nums = new Int32Array(n * NUMS);
-    const targets = new Array<string>(n);
+    if (flat.length === 0) return LinkTable.EMPTY;
+    const nums: number[] = [];
+    const targets: string[] = [];
     let extras: Array<string | null> | null = null;
-    for (let i = 0; i < n; i++) {
-      const f = i * FLAT_WIDTH;
-      const o = i * NUMS;
-      const target = str(flat[f + 1]);
-      if (target === null) throw new TypeError('link table: link without a target');
-      nums[o] = flat[f] as number;
-      targets[i] = target;
-      nums[o + 1] = flat[f + 5] as number;
-      nums[o + 2] = flat[f + 6] as number;
-      nums[o + 3] = flat[f + 7] as number;
-      nums[o + 4] = flat[f + 8] as number;
-      if (flat[f + 2] !== null || flat[f + 3] !== null || flat[f + 4] !== null) {
-        extras ??= new Array<string | null>(n * EXTRAS).fill(null);
-        extras[i * EXTRAS] = str(flat[f + 2]);
-        extras[i * EXTRAS + 1] = str(flat[f + 3]);
-        extras[i * EXTRAS + 2] = str(flat[f + 4]);
-      }
+    let line = 0;
+    let end = 0;
+    let f = 0;
+    const num = (): number => {
+      const v = flat[f++];
+      if (typeof v !== 'number') throw new TypeError('link table: malformed encoding');
+      return v;
+    };
+    const string = (): string => {
+      const v = str(num());
+      if (v === null) throw new TypeError('link table: malformed encoding');
+      return v;
+    };
+    while (f < flat.length) {
+      const i = targets.length;
+      const flags = num();
+      targets.push(string());
+      if (flags & (HAS_HEADING | HAS_BLOCK | HAS_ALIAS)) {
+        extras ??= new Array<string | null>(i * EXTRAS).fill(null);
+        extras.push(flags & HAS_HEADING ? string() : null, flags & HAS_BLOCK ? string() : null, flags & HAS_ALIAS ? string() : null);
+      } else extras?.push(null, null, null);
+      line += num();
+      const column = num();
+      const start = end + num();
+      end = start + num();
+      nums.push(flags & (MARKDOWN | EMBED), line, column, start, end);
     }
-    return new LinkTable(nums, targets, extras);
+    // Copies sized exactly: arrays grown by push keep up to half again as many slots.
+    return new LinkTable(Int32Array.from(nums), targets.slice(), extras?.slice() ?? null);
   }
 
-  /** The inverse of `fromFlat`, with `ref` numbering strings. */
-  toFlat(ref: (s: string | null) => number | null): unknown[] {
-    const out: unknown[] = [];
+  /**
+   * The snapshot's encoding: per link `flags, target, [heading], [block id],
+   * [alias], line - previous line, column, start - previous end, end -
+   * start`, strings as numbers from `ref`, a string present only when its
+   * flag says so. Deltas keep the numbers short: links are three quarters
+   * of a snapshot.
+   */
+  toFlat(ref: (s: string) => number): number[] {
+    const out: number[] = [];
+    let line = 0;
+    let end = 0;
     for (let i = 0; i < this.length; i++) {
       const o = i * NUMS;
-      out.push(this.nums[o], ref(this.targets[i]!), ref(this.heading(i)), ref(this.blockId(i)), ref(this.alias(i)));
-      out.push(this.nums[o + 1], this.nums[o + 2], this.nums[o + 3], this.nums[o + 4]);
+      const heading = this.heading(i);
+      const blockId = this.blockId(i);
+      const alias = this.alias(i);
+      const flags = this.nums[o]! | (heading !== null ? HAS_HEADING : 0) | (blockId !== null ? HAS_BLOCK : 0) | (alias !== null ? HAS_ALIAS : 0);
+      out.push(flags, ref(this.targets[i]!));
+      if (heading !== null) out.push(ref(heading));
+      if (blockId !== null) out.push(ref(blockId));
+      if (alias !== null) out.push(ref(alias));
+      const start = this.nums[o + 3]!;
+      out.push(this.nums[o + 1]! - line, this.nums[o + 2]!, start - end, this.nums[o + 4]! - start);
+      line = this.nums[o + 1]!;
+      end = this.nums[o + 4]!;
     }
     return out;
   }
@@ -159,6 +187,3 @@ export class LinkTable {
     return this.toArray();
   }
 }
-
-/** Values per link in the snapshot's flat encoding. */
-export const FLAT_WIDTH = 9;

@@ -24,7 +24,7 @@ import { LinkTable } from './link-table.js';
 import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
-export const INDEX_SNAPSHOT_VERSION = 3;
+export const INDEX_SNAPSHOT_VERSION = 4;
 export const INDEX_SNAPSHOT_FORMAT = 'quire-home-index';
 
 /** A snapshot this build cannot use; the caller should rebuild from the files. */
@@ -151,7 +151,8 @@ export function encodeFacts(f: AnyFacts, table: StringTable): unknown[] {
   for (const h of f.headings) headings.push(h.level, h.text, h.line);
   const blocks: unknown[] = [];
   for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
-  const links = (f.links instanceof LinkTable ? f.links : LinkTable.of(f.links)).toFlat((s) => table.ref(s));
+  const links = (f.links instanceof LinkTable ? f.links : LinkTable.of(f.links)).toFlat((s) => table.ref(s)!);
+  const refs = (a: readonly string[]) => a.map((t) => table.ref(t));
   const tasks: unknown[] = [];
   for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
   const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
@@ -163,9 +164,9 @@ export function encodeFacts(f: AnyFacts, table: StringTable): unknown[] {
     f.titleSource,
     f.id,
     f.aliases,
-    f.frontmatterTags,
+    refs(f.frontmatterTags),
     tagOcc,
-    f.tags,
+    refs(f.tags),
     headings,
     blocks,
     links,
@@ -186,7 +187,7 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
     return s;
   };
   if (!Array.isArray(x) || x.length !== 15) throw malformed();
-  const [frontmatter, frontmatterError, range, title, titleSource, id, aliases, frontmatterTags, tagOcc, tags, hs, bs, ls, ts, wordCount] = x as [
+  const [frontmatter, frontmatterError, range, title, titleSource, id, aliases, frontmatterTagRefs, tagOcc, tagRefs, hs, bs, ls, ts, wordCount] = x as [
     NoteFacts['frontmatter'],
     string | null,
     [number, number] | null,
@@ -194,9 +195,9 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
     NoteFacts['titleSource'],
     string | null,
     string[],
-    string[],
     unknown[],
-    string[],
+    unknown[],
+    unknown[],
     unknown[],
     unknown[],
     unknown[],
@@ -204,6 +205,13 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
     number,
   ];
   if (!Array.isArray(tagOcc) || !Array.isArray(hs) || !Array.isArray(bs) || !Array.isArray(ls) || !Array.isArray(ts)) throw malformed();
+  if (!Array.isArray(frontmatterTagRefs) || !Array.isArray(tagRefs)) throw malformed();
+  const strs = (a: unknown[]) =>
+    a.map((n) => {
+      const s = str(n);
+      if (s === null) throw malformed();
+      return s;
+    });
   const tagOccurrences: TagOccurrence[] = [];
   for (let i = 0; i < tagOcc.length; i += 4) {
     tagOccurrences.push({ tag: str(tagOcc[i])!, line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
@@ -243,9 +251,9 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
     titleSource,
     id,
     aliases,
-    frontmatterTags,
+    frontmatterTags: strs(frontmatterTagRefs),
     tagOccurrences,
-    tags,
+    tags: strs(tagRefs),
     headings,
     blocks,
     links,
