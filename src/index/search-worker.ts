@@ -10,7 +10,8 @@
 import fs from 'node:fs';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { writeFileAtomic } from '../vault/atomic.js';
-import { isLoadablePersistedSearch, SearchIndex } from './search.js';
+import { isLoadablePersistedSearch } from './search-persist.js';
+import { SearchIndex } from './search.js';
 import type { FeedMessage, SearchRequest } from './search-client.js';
 
 const port = parentPort!;
@@ -71,7 +72,9 @@ async function handle(m: SearchRequest): Promise<unknown> {
     case 'indexed':
       return [...(await engine.indexed())];
     case 'save': {
-      const json = JSON.stringify(engine.toPersisted());
+      const persisted = engine.toPersisted();
+      if (persisted === null) return undefined;
+      const json = JSON.stringify(persisted);
       saving = saving.catch(() => undefined).then(() => writeFileAtomic(m.file, json, { label: 'search index cache' }));
       await saving;
       return undefined;

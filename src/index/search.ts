@@ -9,8 +9,9 @@
  * where changes can wait in a pending queue for idle time. Either way a
  * query first applies everything sent before it, so results are never stale.
  */
-import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
+import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import type { NoteFacts } from '../markdown/facts.js';
+import { loadEngine, persistEngine, type PersistedSearch } from './search-persist.js';
 import { QueryExecutor, type QueryRules } from './search-query.js';
 
 export interface SearchDoc {
@@ -79,9 +80,6 @@ export const QUERY_RULES: QueryRules = {
   prefix: QUERY_DEFAULTS.prefix,
   fuzzy: QUERY_DEFAULTS.fuzzy,
 };
-
-/** The serialization version MiniSearch writes today (checked on load). */
-export const MINISEARCH_SERIALIZATION_VERSION: number = new MiniSearch(MINISEARCH_OPTIONS).toJSON().serializationVersion;
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 interface MiniSearchInternals {
@@ -207,18 +205,6 @@ export interface SearchBackend {
   indexed(): Promise<Map<string, string>>;
 }
 
-/** The file a search engine persists itself in (see `SearchIndex.toPersisted`). */
-export interface PersistedSearch {
-  format: 'quire-search';
-  version: number;
-  /** [path, etag] of every document. */
-  etags: Array<[string, string]>;
-  index: AsPlainObject;
-}
-
-/** Bump when the MiniSearch options or what goes into a search document change. */
-export const SEARCH_PERSIST_VERSION = 1;
-
 /**
  * MiniSearch plus a queue of pending changes, in this thread. With
  * `immediate` every change applies at once; otherwise changes wait in the
@@ -237,8 +223,9 @@ export class SearchIndex implements SearchBackend {
     private immediate: boolean,
     persisted?: PersistedSearch,
   ) {
-    this.ms = persisted ? MiniSearch.loadJS(persisted.index, MINISEARCH_OPTIONS) : new MiniSearch(MINISEARCH_OPTIONS);
-    if (persisted) for (const [p, e] of persisted.etags) this.etags.set(p, e);
+    const loaded = persisted ? loadEngine(persisted, MINISEARCH_OPTIONS) : null;
+    this.ms = loaded ?? new MiniSearch(MINISEARCH_OPTIONS);
+    if (loaded !== null) for (const [p, e] of persisted!.etags) this.etags.set(p, e);
     this.executor = new QueryExecutor(this.ms as MiniSearch<unknown>, QUERY_RULES);
   }
 
@@ -335,10 +322,10 @@ export class SearchIndex implements SearchBackend {
     return out;
   }
 
-  /** Everything needed to load this index again (after applying everything pending). */
-  toPersisted(): PersistedSearch {
+  /** Everything needed to load this index again (after applying everything pending); null if this MiniSearch cannot be saved (see search-persist.ts). */
+  toPersisted(): PersistedSearch | null {
     this.flush();
-    return { format: 'quire-search', version: SEARCH_PERSIST_VERSION, etags: [...this.etags], index: this.ms.toJSON() };
+    return persistEngine(this.ms as MiniSearch<unknown>, [...this.etags]);
   }
 }
 
@@ -350,21 +337,3 @@ function acceptOf(q: SearchQuery): ((path: string) => boolean) | undefined {
   return (p) => (prefix === undefined || p.startsWith(prefix)) && (only === undefined || only.has(p));
 }
 
-/** Cheap structural check of a persisted search index before trusting it. */
-export function isLoadablePersistedSearch(x: unknown): x is PersistedSearch {
-  if (typeof x !== 'object' || x === null) return false;
-  const o = x as Record<string, unknown>;
-  return o['format'] === 'quire-search' && o['version'] === SEARCH_PERSIST_VERSION && Array.isArray(o['etags']) && isLoadableSearchJson(o['index']);
-}
-
-/** Cheap structural check of a serialised MiniSearch index before trusting it. */
-function isLoadableSearchJson(js: unknown): js is AsPlainObject {
-  if (typeof js !== 'object' || js === null) return false;
-  const o = js as Record<string, unknown>;
-  if (o['serializationVersion'] !== MINISEARCH_SERIALIZATION_VERSION) return false;
-  if (typeof o['documentCount'] !== 'number' || typeof o['nextId'] !== 'number') return false;
-  if (!Array.isArray(o['index']) || typeof o['documentIds'] !== 'object' || o['documentIds'] === null) return false;
-  const fieldIds = o['fieldIds'] as Record<string, unknown> | null;
-  if (typeof fieldIds !== 'object' || fieldIds === null) return false;
-  return SEARCH_FIELDS.every((f) => typeof fieldIds[f] === 'number');
-}
