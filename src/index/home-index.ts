@@ -226,6 +226,13 @@ export class HomeIndex {
   /** derivedId → path (whether or not that note uses it). */
   private readonly derivedIds = new Map<string, string>();
   private readonly tagIndex = new TagIndex();
+  /**
+   * Notes whose tags are not in `tagIndex` yet, with those tags. Adding a
+   * Home's 100k+ tag uses costs a few hundred milliseconds, which would
+   * delay `ready`; it is deferred work like link resolution, done before any
+   * tag query and in the background.
+   */
+  private readonly tagsPending = new Map<string, readonly string[]>();
   /** Block id → paths of notes with that anchor, in path order. */
   private readonly blockIdx = new Map<string, PathSet>();
   /** Block id → paths of notes with a task carrying that id, in path order. */
@@ -372,7 +379,7 @@ export class HomeIndex {
     for (const a of aliasKeys) addToSortedMap(this.byAlias, a, path, byLengthThenPath);
     this.claimId(rec);
     this.registerLinks(rec);
-    this.tagIndex.add(path, facts.tags);
+    this.tagsPending.set(path, facts.tags);
     for (const b of facts.blocks) addToSortedMap(this.blockIdx, b.id, path, byPath);
     for (const t of facts.tasks) if (t.blockId !== null) addToSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
 
@@ -390,7 +397,7 @@ export class HomeIndex {
     this.detachLinks(rec);
     for (const a of rec.aliasKeys) removeFromSortedMap(this.byAlias, a, path, byLengthThenPath);
     this.releaseId(rec);
-    this.tagIndex.remove(path, facts.tags);
+    if (!this.tagsPending.delete(path)) this.tagIndex.remove(path, facts.tags);
     for (const b of facts.blocks) removeFromSortedMap(this.blockIdx, b.id, path, byPath);
     for (const t of facts.tasks) if (t.blockId !== null) removeFromSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
   }
@@ -609,8 +616,10 @@ export class HomeIndex {
   /** After every public write: resolve now (`sync`) or let the background scheduler know. */
   private written(): void {
     this.lastWrite = performance.now();
-    if (this.mode === 'sync') this.flushLinks();
-    else this.schedule();
+    if (this.mode === 'sync') {
+      this.flushLinks();
+      this.flushTags();
+    } else this.schedule();
   }
 
   /**
@@ -628,7 +637,7 @@ export class HomeIndex {
   }
 
   private hasDeferredWork(): boolean {
-    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || (this.inlineSearch?.busy ?? false);
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.tagsPending.size > 0 || (this.inlineSearch?.busy ?? false);
   }
 
   private tick(): void {
@@ -640,8 +649,9 @@ export class HomeIndex {
       return;
     }
     const linksDone = this.flushLinks(this.sliceMs);
-    const searchDone = linksDone ? (this.inlineSearch?.flush(this.sliceMs) ?? true) : false;
-    if (!linksDone || !searchDone) {
+    const tagsDone = linksDone && this.flushTags(this.sliceMs);
+    const searchDone = tagsDone ? (this.inlineSearch?.flush(this.sliceMs) ?? true) : false;
+    if (!searchDone) {
       this.timer = setImmediate(() => this.tick());
       this.timer.unref();
     }
@@ -670,15 +680,34 @@ export class HomeIndex {
     return true;
   }
 
-  /** Finish all deferred work (links and full text) now. */
+  /** Add pending notes' tags for up to `budgetMs` (default: all); true when none are left. */
+  private flushTags(budgetMs = Infinity): boolean {
+    if (this.tagsPending.size === 0) return true;
+    const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    let n = 0;
+    for (const [path, tags] of this.tagsPending) {
+      this.tagsPending.delete(path);
+      this.tagIndex.add(path, tags);
+      if ((++n & 255) === 0 && performance.now() > deadline) return false;
+    }
+    return true;
+  }
+
+  /** Finish all deferred work (links, tags and full text) now. */
   flush(): void {
     this.flushLinks();
+    this.flushTags();
     this.inlineSearch?.flush();
   }
 
-  /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, search documents. */
-  pendingWork(): { notes: number; keys: number; search: number } {
-    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size, search: this.inlineSearch?.statusNow().pending ?? 0 };
+  /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, notes with tags to add, search documents. */
+  pendingWork(): { notes: number; keys: number; tags: number; search: number } {
+    return {
+      notes: this.pendingNotes.size,
+      keys: this.pendingKeys.size,
+      tags: this.tagsPending.size,
+      search: this.inlineSearch?.statusNow().pending ?? 0,
+    };
   }
 
   // ------------------------------------------------------------------ reads
@@ -790,11 +819,13 @@ export class HomeIndex {
 
   /** Every tag path with `count` (notes with it or a nested tag) and `direct` (notes with exactly it), sorted by lowercased tag. */
   tags(): TagCount[] {
+    this.flushTags();
     return this.tagIndex.list();
   }
 
   /** Notes with the tag (and nested tags below it unless `nested: false`), case-insensitive, sorted by path. */
   notesWithTag(tag: string, opts: { nested?: boolean } = {}): NoteEntry[] {
+    this.flushTags();
     const paths = this.tagIndex.sortedPaths(tag, opts.nested ?? true);
     if (paths === undefined) return [];
     return paths.map((p) => this.notesByPath.get(p)!.entry);
@@ -855,6 +886,7 @@ export class HomeIndex {
     const limit = opts.limit ?? 50;
     let paths: string[] | undefined;
     if (opts.tag !== undefined) {
+      this.flushTags();
       const tagged = this.tagIndex.paths(opts.tag, true);
       if (tagged === undefined) return [];
       paths = [...tagged];

@@ -123,17 +123,17 @@ export interface SearchHit {
 }
 
 /**
- * When deferred work runs. Link resolution and the full-text index are
- * deferred; everything else (notes, files, ids, tags, tasks, blocks) is
- * updated inside the upsert/remove call.
+ * When deferred work runs. Link resolution, the tag index and the
+ * full-text index are deferred; everything else (notes, files, ids, tasks,
+ * blocks) is updated inside the upsert/remove call.
  * - `background` (default): pending work runs once the index has not been
  *   written to for `idleMs`, in short slices on the event loop;
  * - `sync`: inside `upsertNote`/`upsertFile`/`remove` (slow for bulk loads:
  *   links may be resolved twice and MiniSearch runs per note);
  * - `lazy`: only when a query needs it, or on `flush()`.
  * In every mode a query first finishes the work it depends on (links for
- * `outgoing`/`backlinks`/`unresolved`, the full text for `search`), so
- * answers are never stale.
+ * `outgoing`/`backlinks`/`unresolved`, tags for `tags`/`notesWithTag` and a
+ * search by tag, the full text for `search`), so answers are never stale.
  */
 export type IndexingMode = 'background' | 'sync' | 'lazy';
 

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import type { FeedMessage } from '../index/search-client.js';
+import { feedBatch, type FeedMessage, type FeedNote } from '../index/search-client.js';
 import { searchDocOf } from '../index/search.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
@@ -19,6 +19,7 @@ let feed: MessagePort | null = null;
 function scan(items: ScanItem[]): ScanBatch {
   const table = new StringTable();
   const results: ScanRow[] = [];
+  const fed: FeedNote[] = [];
   for (const it of items) {
     let bytes: Buffer;
     try {
@@ -34,15 +35,13 @@ function scan(items: ScanItem[]): ScanBatch {
     }
     const text = bytes.toString('utf8');
     const facts = extractFacts(text, it.rel);
-    if (feed !== null) {
-      // A copy of its own (small reads share Node's buffer pool, which cannot be transferred).
-      const own = new Uint8Array(bytes);
-      const doc = searchDocOf(it.rel, facts, '');
-      const m: FeedMessage = { t: 'set', doc, bytes: own, bodyStart: facts.frontmatterRange?.end ?? 0, etag };
-      feed.postMessage(m, [own.buffer]);
-    }
+    if (feed !== null) fed.push({ doc: searchDocOf(it.rel, facts, ''), bytes, bodyStart: facts.frontmatterRange?.end ?? 0, etag });
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
     results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table), feed === null ? text : null]);
+  }
+  if (feed !== null && fed.length > 0) {
+    const { message, transfer } = feedBatch(fed);
+    feed.postMessage(message, transfer);
   }
   return { json: JSON.stringify({ strings: table.takeStrings(), results }) };
 }

@@ -132,6 +132,27 @@ describe('tags', () => {
     expect(paths('nothing')).toEqual([]);
   });
 
+  it('adds tags as deferred work: every tag query sees all writes, pending or not', async () => {
+    const i = homeWith([['a.md', '#x/y'], ['b.md', '#x']]);
+    expect(i.pendingWork().tags).toBe(2);
+    expect(i.notesWithTag('x').map((n) => n.path)).toEqual(['a.md', 'b.md']);
+    expect(i.pendingWork().tags).toBe(0);
+    // Written twice, removed, and written after a flush: only the last state counts.
+    addNote(i, 'c.md', '#w');
+    addNote(i, 'c.md', '#x/q');
+    addNote(i, 'd.md', '#x');
+    i.remove('d.md');
+    addNote(i, 'a.md', '#v');
+    expect(i.pendingWork().tags).toBe(2);
+    expect(i.tags()).toEqual([
+      { tag: 'v', count: 1, direct: 1 },
+      { tag: 'x', count: 2, direct: 1 },
+      { tag: 'x/q', count: 1, direct: 1 },
+    ]);
+    addNote(i, 'e.md', '#v');
+    expect(i.notesWithTag('V').map((n) => n.path)).toEqual(['a.md', 'e.md']);
+  });
+
   it('updates and removals adjust counts', async () => {
     const i = homeWith([['a.md', '#x/y'], ['b.md', '#x']]);
     addNote(i, 'a.md', '#z');

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SearchWorker, type FeedMessage } from '../../src/index/search-client.js';
+import { feedBatch, SearchWorker, type FeedMessage } from '../../src/index/search-client.js';
 import type { SearchDoc, SearchQuery } from '../../src/index/search.js';
 import { tempDir } from '../helpers/instance.js';
 
@@ -10,10 +10,9 @@ const doc = (p: string, body: string): SearchDoc => ({ path: p, title: p.replace
 const q = (text: string): SearchQuery => ({ q: text, combineWith: 'AND', limit: 50 });
 const paths = async (w: SearchWorker, text: string) => (await w.query(q(text))).map((h) => h.path).sort();
 
-/** What a scan worker sends for a note: the document without body, and the note's bytes. */
-function fed(p: string, text: string, etag: string): FeedMessage {
-  const bytes = new Uint8Array(Buffer.from(text, 'utf8'));
-  return { t: 'set', doc: doc(p, ''), bytes, bodyStart: 0, etag };
+/** What a scan worker sends for notes: their documents without body, and the notes' bytes. */
+function fed(...notes: Array<[p: string, text: string, etag: string]>): FeedMessage {
+  return feedBatch(notes.map(([p, text, etag]) => ({ doc: doc(p, ''), bytes: Buffer.from(text, 'utf8'), bodyStart: 0, etag }))).message;
 }
 
 const open: SearchWorker[] = [];
@@ -51,7 +50,7 @@ describe('search thread', () => {
   it('holds this thread\'s later messages until every feed has ended, then sees all that was fed', async () => {
     const w = worker();
     const feed = w.openFeed();
-    feed.postMessage(fed('f1.md', 'plover on the shore', 'p1'));
+    feed.postMessage(fed(['f1.md', 'plover on the shore', 'p1']));
     let answered = false;
     const pending = w.query(q('plover')).then((hits) => {
       answered = true;
@@ -59,10 +58,12 @@ describe('search thread', () => {
     });
     await new Promise((r) => setTimeout(r, 100));
     expect(answered).toBe(false);
-    feed.postMessage(fed('f2.md', 'another plover', 'p2'));
+    feed.postMessage(fed(['f2.md', 'another plover', 'p2'], ['f3.md', 'ruff, and a plover é', 'p3'], ['f4.md', 'turnstone', 'p4']));
     feed.postMessage({ t: 'end' } satisfies FeedMessage);
-    expect((await pending).sort()).toEqual(['f1.md', 'f2.md']);
-    expect(new Map(await w.indexed())).toEqual(new Map([['f1.md', 'p1'], ['f2.md', 'p2']]));
+    expect((await pending).sort()).toEqual(['f1.md', 'f2.md', 'f3.md']);
+    expect(await paths(w, 'turnstone')).toEqual(['f4.md']);
+    expect(await paths(w, 'ruff')).toEqual(['f3.md']);
+    expect(new Map(await w.indexed())).toEqual(new Map([['f1.md', 'p1'], ['f2.md', 'p2'], ['f3.md', 'p3'], ['f4.md', 'p4']]));
     feed.close();
   });
 
@@ -82,11 +83,15 @@ describe('search thread', () => {
     const w = worker();
     const feed = w.openFeed();
     const text = '\uFEFF---\ntitle: T\n---\nsanderling body';
-    const bytes = new Uint8Array(Buffer.from(text, 'utf8'));
-    feed.postMessage({ t: 'set', doc: doc('bom.md', ''), bytes, bodyStart: text.indexOf('sanderling'), etag: 'b' } satisfies FeedMessage);
+    const batch = feedBatch([
+      { doc: doc('first.md', ''), bytes: Buffer.from('dunlin é', 'utf8'), bodyStart: 0, etag: 'a' },
+      { doc: doc('bom.md', ''), bytes: Buffer.from(text, 'utf8'), bodyStart: text.indexOf('sanderling'), etag: 'b' },
+    ]);
+    feed.postMessage(batch.message, batch.transfer);
     feed.postMessage({ t: 'end' } satisfies FeedMessage);
     expect(await paths(w, 'sanderling')).toEqual(['bom.md']);
     expect(await paths(w, 'title')).toEqual([]);
+    expect(await paths(w, 'dunlin')).toEqual(['first.md']);
     feed.close();
   });
 

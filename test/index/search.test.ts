@@ -79,7 +79,7 @@ describe('search', () => {
     // Nothing runs while writes keep coming; then it catches up in slices (allow a slow, busy machine).
     for (let i = 0; i < 500 && idx.pendingWork().search > 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await idx.searchStatus()).toEqual({ pending: 0, documents: 200 });
-    expect(idx.pendingWork()).toEqual({ notes: 0, keys: 0, search: 0 });
+    expect(idx.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0, search: 0 });
     addNote(idx, 'n/new.md', 'brandnew');
     expect((await idx.search('brandnew')).map((h) => h.path)).toEqual(['n/new.md']);
   });
