@@ -12,7 +12,8 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import { writeFileAtomic } from '../vault/atomic.js';
 import { isLoadablePersistedSearch } from './search-persist.js';
 import { SearchIndex } from './search.js';
-import type { FeedMessage, SearchRequest } from './search-client.js';
+import type { SearchRequest } from './search-client.js';
+import type { FeedMessage } from './search-feed.js';
 
 const port = parentPort!;
 const engines = new Map<number, SearchIndex>();

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { feedBatch, type FeedMessage, type FeedNote } from '../index/search-client.js';
+import { feedBatch, type FeedMessage, type FeedNote } from '../index/search-feed.js';
 import { searchDocOf } from '../index/search.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';

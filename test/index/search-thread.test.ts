@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { feedBatch, SearchWorker, type FeedMessage } from '../../src/index/search-client.js';
+import { SearchWorker } from '../../src/index/search-client.js';
+import { feedBatch, type FeedMessage } from '../../src/index/search-feed.js';
 import type { SearchDoc, SearchQuery } from '../../src/index/search.js';
 import { tempDir } from '../helpers/instance.js';
 
