@@ -100,12 +100,7 @@ function openFeed(key: number, feed: MessagePort): void {
   open.add(feed);
   feed.on('message', (f: FeedMessage) => {
     if (f.t === 'set') {
-      const all = Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength);
-      for (const d of f.docs) {
-        // Decoded exactly as the scan decoded it (Buffer keeps a BOM, unlike TextDecoder).
-        const text = all.toString('utf8', d.start, d.end);
-        engineOf(key).set({ ...d.doc, body: text.slice(d.bodyStart) }, d.etag);
-      }
+      for (const d of f.docs) engineOf(key).setBytes(d.doc, f.bytes.subarray(d.start, d.end), d.bodyStart, d.etag);
     }
     else closeFeed(key, feed);
   });

@@ -214,7 +214,7 @@ export interface SearchBackend {
 export class SearchIndex implements SearchBackend {
   private ms: MiniSearch<SearchDoc>;
   private readonly executor: QueryExecutor;
-  private readonly pending = new Map<string, SearchDoc | null>();
+  private readonly pending = new Map<string, Change>();
   private readonly etags = new Map<string, string>();
   /** See `addDocument`. */
   private readonly termCache = new Map<string, Map<number, Map<number, number>>>();
@@ -234,17 +234,30 @@ export class SearchIndex implements SearchBackend {
     this.change(doc.path, doc);
   }
 
+  /**
+   * `set` with the body still as the note's UTF-8 bytes, from `bodyStart`
+   * (a string index) once decoded. A queued change keeps the bytes and is
+   * decoded when applied: most notes hold some non-ASCII character, which
+   * makes the decoded text a two-byte string twice the size of its bytes,
+   * and a whole Home's documents wait in the queue while it is scanned.
+   */
+  setBytes(doc: SearchDoc, bytes: Uint8Array, bodyStart: number, etag: string): void {
+    this.etags.set(doc.path, etag);
+    this.change(doc.path, { doc, bytes, bodyStart });
+  }
+
   delete(path: string): void {
     this.etags.delete(path);
     this.change(path, null);
   }
 
-  private change(path: string, doc: SearchDoc | null): void {
-    if (this.immediate && this.pending.size === 0) this.apply(path, doc);
-    else this.pending.set(path, doc);
+  private change(path: string, change: Change): void {
+    if (this.immediate && this.pending.size === 0) this.apply(path, change);
+    else this.pending.set(path, change);
   }
 
-  private apply(path: string, doc: SearchDoc | null): void {
+  private apply(path: string, change: Change): void {
+    const doc = change === null || !('bytes' in change) ? change : withBody(change);
     const ms = this.ms;
     if (ms.has(path)) {
       this.termCache.clear();
@@ -327,6 +340,21 @@ export class SearchIndex implements SearchBackend {
     this.flush();
     return persistEngine(this.ms as MiniSearch<unknown>, [...this.etags]);
   }
+}
+
+/** A queued change: a document, one whose body is still bytes (see `setBytes`), or a removal. */
+type Change = SearchDoc | EncodedDoc | null;
+
+interface EncodedDoc {
+  doc: SearchDoc;
+  bytes: Uint8Array;
+  bodyStart: number;
+}
+
+/** Decoded exactly as the scan decodes a note (Buffer keeps a byte-order mark, unlike TextDecoder). */
+function withBody(e: EncodedDoc): SearchDoc {
+  const text = Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength).toString('utf8');
+  return { ...e.doc, body: text.slice(e.bodyStart) };
 }
 
 /** The path filter of a query, if it has one. */

@@ -1,8 +1,9 @@
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex } from '../../src/index/home-index.js';
-import { addDocument, MINISEARCH_OPTIONS, type SearchDoc } from '../../src/index/search.js';
-import { generateNote } from '../../src/markdown/generate.js';
+import { addDocument, MINISEARCH_OPTIONS, SearchIndex, searchDocOf, type SearchDoc } from '../../src/index/search.js';
+import { extractFacts } from '../../src/markdown/extract.js';
+import { generateNote, generateVault } from '../../src/markdown/generate.js';
 import { addNote, homeWith } from './helpers.js';
 
 describe('search', () => {
@@ -108,6 +109,24 @@ describe('search', () => {
     expect(JSON.stringify(fast)).toBe(JSON.stringify(stock));
     expect(fast.search('replaced')).toEqual(stock.search('replaced'));
     expect(() => addDocument(fast, docs[0]!, null)).toThrow(/duplicate/);
+  });
+});
+
+describe('documents given as bytes', () => {
+  it('are decoded when applied, body from bodyStart, exactly as the same documents given as text', () => {
+    const notes = generateVault(21, 60).map(({ path, text }) => ({ path, text: path.endsWith('7.md') ? '\uFEFF' + text : text }));
+    const asText = new SearchIndex(false);
+    const asBytes = new SearchIndex(false);
+    for (const { path, text } of notes) {
+      const facts = extractFacts(text, path);
+      asText.set(searchDocOf(path, facts, text), 'e');
+      asBytes.setBytes(searchDocOf(path, facts, ''), Buffer.from(text, 'utf8'), facts.frontmatterRange?.end ?? 0, 'e');
+    }
+    expect(asBytes.statusNow()).toEqual({ pending: notes.length, documents: 0 });
+    for (const q of ['note', 'project', 'tasks', 'title', 'garden']) {
+      expect(asBytes.queryNow({ q, combineWith: 'OR', limit: 100 })).toEqual(asText.queryNow({ q, combineWith: 'OR', limit: 100 }));
+    }
+    expect(asBytes.statusNow()).toEqual({ pending: 0, documents: notes.length });
   });
 });
 
