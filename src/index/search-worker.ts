@@ -100,7 +100,7 @@ function openFeed(key: number, feed: MessagePort): void {
   open.add(feed);
   feed.on('message', (f: FeedMessage) => {
     if (f.t === 'set') {
-      for (const d of f.docs) engineOf(key).setBytes(d.doc, f.bytes.subarray(d.start, d.end), d.bodyStart, d.etag);
+      for (const d of f.docs) engineOf(key).setFile(d.doc, d.file, d.bodyStart, d.etag);
     }
     else closeFeed(key, feed);
   });

@@ -9,8 +9,10 @@
  * where changes can wait in a pending queue for idle time. Either way a
  * query first applies everything sent before it, so results are never stale.
  */
+import fs from 'node:fs';
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import type { NoteFacts } from '../markdown/facts.js';
+import { etagOf } from '../vault/etag.js';
 import { loadEngine, persistEngine, type PersistedSearch } from './search-persist.js';
 import { QueryExecutor, type QueryRules } from './search-query.js';
 
@@ -235,15 +237,18 @@ export class SearchIndex implements SearchBackend {
   }
 
   /**
-   * `set` with the body still as the note's UTF-8 bytes, from `bodyStart`
-   * (a string index) once decoded. A queued change keeps the bytes and is
-   * decoded when applied: most notes hold some non-ASCII character, which
-   * makes the decoded text a two-byte string twice the size of its bytes,
-   * and a whole Home's documents wait in the queue while it is scanned.
+   * `set` with the body still in the note's file: read when the change is
+   * applied, from `bodyStart` (a string index) of the decoded text. A whole
+   * Home's documents wait in the queue while it is scanned; as text (a
+   * two-byte string for nearly every note, which holds some non-ASCII
+   * character) they would take twice the Home's size. Should the file have
+   * changed by then, the ETag recorded is that of the bytes indexed, so a
+   * later comparison with the index sees the difference; should it be gone,
+   * the document is dropped.
    */
-  setBytes(doc: SearchDoc, bytes: Uint8Array, bodyStart: number, etag: string): void {
+  setFile(doc: SearchDoc, file: string, bodyStart: number, etag: string): void {
     this.etags.set(doc.path, etag);
-    this.change(doc.path, { doc, bytes, bodyStart });
+    this.change(doc.path, { doc, file, bodyStart });
   }
 
   delete(path: string): void {
@@ -257,7 +262,7 @@ export class SearchIndex implements SearchBackend {
   }
 
   private apply(path: string, change: Change): void {
-    const doc = change === null || !('bytes' in change) ? change : withBody(change);
+    const doc = change === null || !('file' in change) ? change : this.read(change);
     const ms = this.ms;
     if (ms.has(path)) {
       this.termCache.clear();
@@ -265,6 +270,21 @@ export class SearchIndex implements SearchBackend {
     }
     if (doc !== null) addDocument(ms, doc, ms.dirtCount === 0 && !ms.isVacuuming ? this.termCache : null);
     this.executor.changed();
+  }
+
+  /** The document of a `setFile` change with its body; null (and no ETag) when the file is gone. */
+  private read(f: FileDoc): SearchDoc | null {
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(f.file);
+    } catch {
+      this.etags.delete(f.doc.path);
+      return null;
+    }
+    const etag = etagOf(bytes);
+    if (etag !== this.etags.get(f.doc.path)) this.etags.set(f.doc.path, etag);
+    // Decoded exactly as the scan decodes a note (Buffer keeps a byte-order mark, unlike TextDecoder).
+    return { ...f.doc, body: bytes.toString('utf8').slice(f.bodyStart) };
   }
 
   /**
@@ -342,19 +362,13 @@ export class SearchIndex implements SearchBackend {
   }
 }
 
-/** A queued change: a document, one whose body is still bytes (see `setBytes`), or a removal. */
-type Change = SearchDoc | EncodedDoc | null;
+/** A queued change: a document, one whose body is still in its file (see `setFile`), or a removal. */
+type Change = SearchDoc | FileDoc | null;
 
-interface EncodedDoc {
+interface FileDoc {
   doc: SearchDoc;
-  bytes: Uint8Array;
+  file: string;
   bodyStart: number;
-}
-
-/** Decoded exactly as the scan decodes a note (Buffer keeps a byte-order mark, unlike TextDecoder). */
-function withBody(e: EncodedDoc): SearchDoc {
-  const text = Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength).toString('utf8');
-  return { ...e.doc, body: text.slice(e.bodyStart) };
 }
 
 /** The path filter of a query, if it has one. */

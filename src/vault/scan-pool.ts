@@ -5,8 +5,9 @@
  *
  * What crosses threads is kept cheap: facts come back as one JSON text per
  * batch in the snapshot's compact encoding (parsing JSON is far faster than
- * structured-cloning many small objects), and with a search feed the note
- * texts go from the scan worker straight to the search thread.
+ * structured-cloning many small objects), and with a search feed the notes'
+ * search documents (without their text: the search thread reads the files
+ * when it indexes them) go from the scan worker straight to the search thread.
  */
 import fs from 'node:fs';
 import os from 'node:os';

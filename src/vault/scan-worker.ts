@@ -1,12 +1,13 @@
 /**
  * A scan worker thread: reads notes, hashes them and extracts their facts,
  * so that indexing a large Home uses every core. With a search feed, each
- * note's search document goes straight to the search thread and the main
- * thread gets only facts. Protocol: scan-pool.ts.
+ * note's search document (without its text, which the search thread reads
+ * from the file when it indexes it) goes straight to the search thread and
+ * the main thread gets only facts. Protocol: scan-pool.ts.
  */
 import fs from 'node:fs';
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { feedBatch, type FeedMessage, type FeedNote } from '../index/search-feed.js';
+import type { FedDoc, FeedMessage } from '../index/search-feed.js';
 import { searchDocOf } from '../index/search.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
@@ -19,7 +20,7 @@ let feed: MessagePort | null = null;
 function scan(items: ScanItem[]): ScanBatch {
   const table = new StringTable();
   const results: ScanRow[] = [];
-  const fed: FeedNote[] = [];
+  const fed: FedDoc[] = [];
   for (const it of items) {
     let bytes: Buffer;
     try {
@@ -35,13 +36,13 @@ function scan(items: ScanItem[]): ScanBatch {
     }
     const text = bytes.toString('utf8');
     const facts = extractFacts(text, it.rel);
-    if (feed !== null) fed.push({ doc: searchDocOf(it.rel, facts, ''), bytes, bodyStart: facts.frontmatterRange?.end ?? 0, etag });
+    if (feed !== null) fed.push({ doc: searchDocOf(it.rel, facts, ''), file: it.abs, bodyStart: facts.frontmatterRange?.end ?? 0, etag });
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
     results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table), feed === null ? text : null]);
   }
   if (feed !== null && fed.length > 0) {
-    const { message, transfer } = feedBatch(fed);
-    feed.postMessage(message, transfer);
+    const m: FeedMessage = { t: 'set', docs: fed };
+    feed.postMessage(m);
   }
   return { json: JSON.stringify({ strings: table.takeStrings(), results }) };
 }

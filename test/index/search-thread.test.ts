@@ -3,17 +3,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SearchWorker } from '../../src/index/search-client.js';
-import { feedBatch, type FeedMessage } from '../../src/index/search-feed.js';
+import type { FeedMessage } from '../../src/index/search-feed.js';
 import type { SearchDoc, SearchQuery } from '../../src/index/search.js';
+import { etagOf } from '../../src/vault/etag.js';
 import { tempDir } from '../helpers/instance.js';
 
 const doc = (p: string, body: string): SearchDoc => ({ path: p, title: p.replace(/\.md$/, ''), body, tags: '', aliases: '' });
 const q = (text: string): SearchQuery => ({ q: text, combineWith: 'AND', limit: 50 });
 const paths = async (w: SearchWorker, text: string) => (await w.query(q(text))).map((h) => h.path).sort();
 
-/** What a scan worker sends for notes: their documents without body, and the notes' bytes. */
-function fed(...notes: Array<[p: string, text: string, etag: string]>): FeedMessage {
-  return feedBatch(notes.map(([p, text, etag]) => ({ doc: doc(p, ''), bytes: Buffer.from(text, 'utf8'), bodyStart: 0, etag }))).message;
+/** What a scan worker sends for notes: their documents without body, and where their files are (written here). */
+function fed(...notes: Array<[p: string, text: string, etag: string, bodyStart?: number]>): FeedMessage {
+  const dir = tempDir();
+  return {
+    t: 'set',
+    docs: notes.map(([p, text, etag, bodyStart]) => {
+      const file = path.join(dir, p);
+      fs.writeFileSync(file, text);
+      return { doc: doc(p, ''), file, bodyStart: bodyStart ?? 0, etag: etag === '*' ? etagOf(Buffer.from(text)) : etag };
+    }),
+  };
 }
 
 const open: SearchWorker[] = [];
@@ -51,7 +60,7 @@ describe('search thread', () => {
   it('holds this thread\'s later messages until every feed has ended, then sees all that was fed', async () => {
     const w = worker();
     const feed = w.openFeed();
-    feed.postMessage(fed(['f1.md', 'plover on the shore', 'p1']));
+    feed.postMessage(fed(['f1.md', 'plover on the shore', '*']));
     let answered = false;
     const pending = w.query(q('plover')).then((hits) => {
       answered = true;
@@ -59,12 +68,15 @@ describe('search thread', () => {
     });
     await new Promise((r) => setTimeout(r, 100));
     expect(answered).toBe(false);
-    feed.postMessage(fed(['f2.md', 'another plover', 'p2'], ['f3.md', 'ruff, and a plover é', 'p3'], ['f4.md', 'turnstone', 'p4']));
+    feed.postMessage(fed(['f2.md', 'another plover', '*'], ['f3.md', 'ruff, and a plover é', '*'], ['f4.md', 'turnstone', '*']));
     feed.postMessage({ t: 'end' } satisfies FeedMessage);
     expect((await pending).sort()).toEqual(['f1.md', 'f2.md', 'f3.md']);
     expect(await paths(w, 'turnstone')).toEqual(['f4.md']);
     expect(await paths(w, 'ruff')).toEqual(['f3.md']);
-    expect(new Map(await w.indexed())).toEqual(new Map([['f1.md', 'p1'], ['f2.md', 'p2'], ['f3.md', 'p3'], ['f4.md', 'p4']]));
+    const e = (t: string) => etagOf(Buffer.from(t));
+    expect(new Map(await w.indexed())).toEqual(
+      new Map([['f1.md', e('plover on the shore')], ['f2.md', e('another plover')], ['f3.md', e('ruff, and a plover é')], ['f4.md', e('turnstone')]]),
+    );
     feed.close();
   });
 
@@ -80,15 +92,11 @@ describe('search thread', () => {
     feed.close();
   });
 
-  it('decodes fed bytes exactly as the scan does, byte-order mark included, and takes the body from bodyStart', async () => {
+  it('reads fed notes from their files, decoded as the scan decodes them (byte-order mark included), body from bodyStart', async () => {
     const w = worker();
     const feed = w.openFeed();
     const text = '\uFEFF---\ntitle: T\n---\nsanderling body';
-    const batch = feedBatch([
-      { doc: doc('first.md', ''), bytes: Buffer.from('dunlin é', 'utf8'), bodyStart: 0, etag: 'a' },
-      { doc: doc('bom.md', ''), bytes: Buffer.from(text, 'utf8'), bodyStart: text.indexOf('sanderling'), etag: 'b' },
-    ]);
-    feed.postMessage(batch.message, batch.transfer);
+    feed.postMessage(fed(['first.md', 'dunlin é', '*'], ['bom.md', text, '*', text.indexOf('sanderling')]));
     feed.postMessage({ t: 'end' } satisfies FeedMessage);
     expect(await paths(w, 'sanderling')).toEqual(['bom.md']);
     expect(await paths(w, 'title')).toEqual([]);

@@ -1,8 +1,12 @@
+import fs from 'node:fs';
+import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex } from '../../src/index/home-index.js';
 import { addDocument, MINISEARCH_OPTIONS, SearchIndex, searchDocOf, type SearchDoc } from '../../src/index/search.js';
 import { extractFacts } from '../../src/markdown/extract.js';
+import { etagOf } from '../../src/vault/etag.js';
+import { tempDir } from '../helpers/instance.js';
 import { generateNote, generateVault } from '../../src/markdown/generate.js';
 import { addNote, homeWith } from './helpers.js';
 
@@ -112,21 +116,39 @@ describe('search', () => {
   });
 });
 
-describe('documents given as bytes', () => {
-  it('are decoded when applied, body from bodyStart, exactly as the same documents given as text', () => {
+describe('documents whose body is in a file', () => {
+  it('are read when applied, body from bodyStart, exactly as the same documents given as text', () => {
+    const dir = tempDir();
     const notes = generateVault(21, 60).map(({ path, text }) => ({ path, text: path.endsWith('7.md') ? '\uFEFF' + text : text }));
     const asText = new SearchIndex(false);
-    const asBytes = new SearchIndex(false);
-    for (const { path, text } of notes) {
+    const fromFiles = new SearchIndex(false);
+    for (const [i, { path, text }] of notes.entries()) {
       const facts = extractFacts(text, path);
-      asText.set(searchDocOf(path, facts, text), 'e');
-      asBytes.setBytes(searchDocOf(path, facts, ''), Buffer.from(text, 'utf8'), facts.frontmatterRange?.end ?? 0, 'e');
+      const file = join(dir, `n${i}.md`);
+      fs.writeFileSync(file, text);
+      asText.set(searchDocOf(path, facts, text), etagOf(Buffer.from(text)));
+      fromFiles.setFile(searchDocOf(path, facts, ''), file, facts.frontmatterRange?.end ?? 0, etagOf(Buffer.from(text)));
     }
-    expect(asBytes.statusNow()).toEqual({ pending: notes.length, documents: 0 });
+    expect(fromFiles.statusNow()).toEqual({ pending: notes.length, documents: 0 });
     for (const q of ['note', 'project', 'tasks', 'title', 'garden']) {
-      expect(asBytes.queryNow({ q, combineWith: 'OR', limit: 100 })).toEqual(asText.queryNow({ q, combineWith: 'OR', limit: 100 }));
+      expect(fromFiles.queryNow({ q, combineWith: 'OR', limit: 100 })).toEqual(asText.queryNow({ q, combineWith: 'OR', limit: 100 }));
     }
-    expect(asBytes.statusNow()).toEqual({ pending: 0, documents: notes.length });
+    expect(fromFiles.statusNow()).toEqual({ pending: 0, documents: notes.length });
+  });
+
+  it('records the ETag of the bytes indexed when the file changed meanwhile, and drops a note whose file is gone', async () => {
+    const dir = tempDir();
+    const idx = new SearchIndex(false);
+    const doc = (p: string): SearchDoc => ({ path: p, title: p, body: '', tags: '', aliases: '' });
+    fs.writeFileSync(join(dir, 'a.md'), 'curlew');
+    fs.writeFileSync(join(dir, 'b.md'), 'whimbrel');
+    idx.setFile(doc('a.md'), join(dir, 'a.md'), 0, etagOf(Buffer.from('curlew')));
+    idx.setFile(doc('b.md'), join(dir, 'b.md'), 0, etagOf(Buffer.from('whimbrel')));
+    fs.writeFileSync(join(dir, 'a.md'), 'curlew and godwit');
+    fs.rmSync(join(dir, 'b.md'));
+    expect(idx.queryNow({ q: 'godwit', combineWith: 'AND', limit: 5 }).map((h) => h.path)).toEqual(['a.md']);
+    expect(idx.queryNow({ q: 'whimbrel', combineWith: 'AND', limit: 5 })).toEqual([]);
+    expect(await idx.indexed()).toEqual(new Map([['a.md', etagOf(Buffer.from('curlew and godwit'))]]));
   });
 });
 
