@@ -1,11 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startTsWorker } from '../../src/core/ts-worker.js';
 import { etagOf } from '../../src/vault/etag.js';
 
 const entry = new URL('../helpers/echo-worker.ts', import.meta.url);
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const RUN_TS = path.join(REPO, 'bin', 'run-ts.js');
 const bundleDir = path.join(os.tmpdir(), `quire-workers-${process.getuid?.() ?? 'user'}`);
 
 async function ask(text: string, from = entry) {
@@ -30,6 +34,22 @@ describe('TypeScript worker threads', () => {
     // A second worker reuses the process's bundle.
     expect((await ask('x')).reply.url).toBe(reply.url);
     expect(fs.readdirSync(bundleDir).filter((f) => f.startsWith('echo-worker-') && f.endsWith('.mjs'))).toEqual(bundles);
+  });
+
+  it('reuse a bundle across processes while none of its source files changed', () => {
+    const run = () => execFileSync(process.execPath, [RUN_TS, 'test/helpers/echo-worker-url.ts'], { cwd: REPO, encoding: 'utf8' }).trim();
+    const first = run();
+    const manifests = () =>
+      fs
+        .readdirSync(bundleDir)
+        .filter((f) => f.startsWith('echo-worker-') && f.endsWith('.json'))
+        .map((f) => [f, fs.statSync(path.join(bundleDir, f)).mtimeMs] as const);
+    const before = manifests();
+    expect(before.length).toBeGreaterThan(0);
+    expect(run()).toBe(first);
+    // Not rebuilt: a rebuild rewrites the manifest.
+    expect(manifests()).toEqual(before);
+    expect(first).toMatch(/^file:.*\/echo-worker-[0-9a-f]{16}\.mjs$/);
   });
 
   it('start through tsx when bundling is switched off', async () => {
