@@ -10,7 +10,7 @@
  * Reads take no lock: atomic renames mean a reader sees whole files only.
  */
 import { lstat, open, readdir, realpath, rmdir, stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import fsSync, { type Stats } from 'node:fs';
 import path from 'node:path';
 import { AppError, errors } from '../core/errors.js';
 import { removeFile, renameAtomic, writeFileAtomic, fsyncDir, type AtomicIo } from './atomic.js';
@@ -48,6 +48,51 @@ export interface WriteResult {
   etag: string;
   bytesWritten: number;
   created: boolean;
+}
+
+/** Files up to this size are read with synchronous calls (see `readSmallFile`). */
+const SYNC_READ_MAX = 256 * 1024;
+
+/**
+ * A regular file of at most SYNC_READ_MAX bytes, read with synchronous
+ * calls; null when it is larger (the caller reads it asynchronously). A
+ * FIFO, socket or device is refused: reading one could wait forever. Four promise-based calls (open, stat, read, close) cost
+ * about 0.35 ms of this thread each time on the bench machine, far more than
+ * the ~0.02 ms the same calls take synchronously on a note the page cache
+ * holds: for notes, reading in place is the cheaper way to keep the event
+ * loop free. O_NONBLOCK keeps opening a FIFO from waiting for a writer.
+ */
+function readSmallFile(abs: string, rel: string): ReadResult | null {
+  let fd: number;
+  try {
+    fd = fsSync.openSync(abs, fsSync.constants.O_RDONLY | fsSync.constants.O_NONBLOCK);
+  } catch (e) {
+    throw fsError(e, 'read', rel);
+  }
+  try {
+    const st = fsSync.fstatSync(fd);
+    if (st.isDirectory()) throw fsError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), 'read', rel);
+    if (!st.isFile()) {
+      throw new AppError('conflict', `${show(rel)} is not a regular file`, { details: { path: rel, reason: 'not_a_file' } });
+    }
+    if (st.size > SYNC_READ_MAX) return null;
+    // Read to the end, whatever the size was a moment ago.
+    let bytes = Buffer.allocUnsafe(st.size + 1);
+    let n = 0;
+    for (;;) {
+      if (n === bytes.length) bytes = Buffer.concat([bytes, Buffer.allocUnsafe(bytes.length)]);
+      const got = fsSync.readSync(fd, bytes, n, bytes.length - n, n);
+      if (got === 0) break;
+      n += got;
+    }
+    const data = bytes.subarray(0, n);
+    return { path: rel, bytes: data, etag: etagOf(data), size: n, mtime: st.mtime.toISOString() };
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw fsError(e, 'read', rel);
+  } finally {
+    fsSync.closeSync(fd);
+  }
 }
 
 export interface ReadResult {
@@ -188,6 +233,8 @@ export class Home {
   /** Reads a file: bytes, ETag, size, mtime. not_found if absent. */
   async read(rel: string): Promise<ReadResult> {
     const { abs } = await this.resolveFile(rel);
+    const small = readSmallFile(abs, rel);
+    if (small !== null) return small;
     let fh;
     try {
       fh = await open(abs, 'r');

@@ -1,4 +1,5 @@
 import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { etagOf } from '../../src/vault/etag.js';
@@ -175,6 +176,32 @@ describe('quota', () => {
     expect(await home.usage({ refresh: true })).toBe(5 + 'not counted until a watcher or refresh'.length);
     home.applyExternalChanges([{ kind: 'delete', path: 'unseen.md' }]);
     expect(await home.usage()).toBe(5);
+  });
+});
+
+describe('Home.read', () => {
+  it('reads small and large files byte-exact with their ETag and mtime', async () => {
+    const home = await newHome();
+    const small = Buffer.from('# Small\nnote é\n');
+    const large = Buffer.alloc(600 * 1024, 'abcdefgh\n');
+    await writeFile(path.join(home.root, 'small.md'), small);
+    await writeFile(path.join(home.root, 'large.md'), large);
+    await writeFile(path.join(home.root, 'empty.md'), '');
+    for (const [name, bytes] of [['small.md', small], ['large.md', large], ['empty.md', Buffer.alloc(0)]] as const) {
+      const r = await home.read(name);
+      expect(r.bytes.equals(bytes)).toBe(true);
+      expect(r).toMatchObject({ path: name, etag: etagOf(bytes), size: bytes.length });
+      expect(Date.parse(r.mtime)).toBeGreaterThan(0);
+    }
+  });
+
+  it('says what is wrong with a folder, a FIFO or a missing file, without waiting', async () => {
+    const home = await newHome();
+    await mkdir(path.join(home.root, 'folder'));
+    execFileSync('mkfifo', [path.join(home.root, 'pipe.md')]);
+    expect(await appError(() => home.read('folder'))).toMatchObject({ status: 409, details: { reason: 'is_a_folder' } });
+    expect(await appError(() => home.read('pipe.md'))).toMatchObject({ status: 409, details: { reason: 'not_a_file' } });
+    expect(await appError(() => home.read('missing.md'))).toMatchObject({ status: 404 });
   });
 });
 
