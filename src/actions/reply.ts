@@ -8,6 +8,13 @@ export interface ReplyOptions {
   headers?: Record<string, string>;
   /** For text and byte responses. */
   contentType?: string;
+  /**
+   * The body's JSON text (UTF-8), for a handler that can produce it more
+   * cheaply than `JSON.stringify(body)` (lists of records whose JSON is
+   * cached). Must give exactly that text; the HTTP surface sends it, the
+   * others use `body`.
+   */
+  json?: () => Buffer;
 }
 
 export class Reply {
@@ -26,17 +33,20 @@ export interface ActionOutcome {
   etag?: string;
   headers: Record<string, string>;
   contentType?: string;
+  /** See ReplyOptions.json. */
+  json?: () => Buffer;
 }
 
 export function toOutcome(result: unknown): ActionOutcome {
   if (result instanceof Reply) {
-    const { status, etag, headers, contentType } = result.options;
+    const { status, etag, headers, contentType, json } = result.options;
     return {
       status: status ?? (result.body === undefined ? 204 : 200),
       body: result.body,
       headers: headers ?? {},
       ...(etag !== undefined ? { etag } : {}),
       ...(contentType !== undefined ? { contentType } : {}),
+      ...(json !== undefined ? { json } : {}),
     };
   }
   return { status: result === undefined ? 204 : 200, body: result, headers: {} };

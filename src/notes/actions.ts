@@ -11,6 +11,7 @@ import { openScope } from './access.js';
 import { extensionActions } from './extension-actions.js';
 import { createFromTemplate, listTemplates, setDefaultTemplate } from '../templates/templates.js';
 import * as n from './notes.js';
+import { noteListReply } from './note-list.js';
 import { exportCanvas } from '../collab/canvas.js';
 import { createWebNote } from '../clips/clips.js';
 
@@ -71,7 +72,7 @@ export const actions = [
     input: {
       path: Type.Object({ tag: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
     },
-    handler: async (ctx, { path }) => n.notesByTag(await openScope(ctx), path.tag),
+    handler: async (ctx, { path }) => noteListReply(n.notesByTag(await openScope(ctx), path.tag)),
   }),
   defineAction({
     name: 'create',
@@ -372,7 +373,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { query }) => n.listNotes(await openScope(ctx), query),
+    handler: async (ctx, { query }) => noteListReply(n.listNotes(await openScope(ctx), query)),
   }),
   defineAction({
     name: 'notes_template_create',

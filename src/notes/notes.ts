@@ -12,6 +12,7 @@ import { extractFacts } from '../markdown/extract.js';
 import { bodyOf, editFrontmatter } from './frontmatter.js';
 import { checkVisible, checkWritable, visible, type Scope } from './access.js';
 import type { Vault } from '../vault/vault.js';
+import type { NotePage } from './note-list.js';
 
 /** Rule 1 of the notes area: new Notes go to the flat `Notes/` root. */
 export const NOTES_ROOT = 'Notes/';
@@ -139,10 +140,11 @@ function sortedNotes(scope: Scope, sort: Sort): Sorted['keyed'] {
   return keyed;
 }
 
+/** A page of notes in the requested order (records: `noteList` in note-list.ts). */
 export function listNotes(
   scope: Scope,
   q: { cursor?: string; limit?: number; path?: string; sort?: string; recent?: boolean },
-) {
+): NotePage {
   const spec = q.sort ?? (q.recent ? '-updated' : 'title');
   const descending = spec.startsWith('-');
   const sort = spec.replace(/^-/, '');
@@ -180,7 +182,7 @@ export function listNotes(
     items.push(note);
     lastKey = key;
   }
-  return { items: items.map(noteRecord), next_cursor: more && lastKey ? encodeCursor(lastKey) : null };
+  return { entries: items, next_cursor: more && lastKey ? encodeCursor(lastKey) : null };
 }
 
 /** Reads a note's current bytes under the caller's If-Match (the write re-checks under the lock). */
@@ -288,13 +290,10 @@ export function noteBacklinks(scope: Scope, id: string) {
   return backlinksOf(scope, findNote(scope, id).path);
 }
 
-export function notesByTag(scope: Scope, tag: string) {
+export function notesByTag(scope: Scope, tag: string): NotePage {
   const t = tag.replace(/^#/, '');
-  const items = scope.index
-    .notesWithTag(t, { nested: true })
-    .filter((n) => visible(scope, n.path))
-    .map(noteRecord);
-  return { items, next_cursor: null };
+  const entries = scope.index.notesWithTag(t, { nested: true }).filter((n) => visible(scope, n.path));
+  return { entries, next_cursor: null };
 }
 
 export async function searchNotes(scope: Scope, q: { q: string; limit?: number; path?: string; tag?: string }) {

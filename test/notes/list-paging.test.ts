@@ -2,7 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listNotes } from '../../src/notes/notes.js';
+import { noteList } from '../../src/notes/note-list.js';
+import { listNotes as listPage } from '../../src/notes/notes.js';
+
+const listNotes = (...args: Parameters<typeof listPage>) => noteList(listPage(...args));
 import type { Scope } from '../../src/notes/access.js';
 import { Vault } from '../../src/vault/vault.js';
 import { tempDir } from '../helpers/instance.js';

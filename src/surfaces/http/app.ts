@@ -62,7 +62,7 @@ function sendOutcome(res: FastifyReply, out: ActionOutcome): FastifyReply {
   if (Buffer.isBuffer(out.body) || typeof out.body === 'string') {
     return res.type(out.contentType ?? 'application/octet-stream').send(out.body);
   }
-  return res.type('application/json; charset=utf-8').send(JSON.stringify(out.body));
+  return res.type('application/json; charset=utf-8').send(out.json ? out.json() : JSON.stringify(out.body));
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {

@@ -1,0 +1,65 @@
+/**
+ * Lists of note records (`by_tag`, `notes_list`) and their JSON text.
+ *
+ * A tag on 650 notes answers 240 KB of JSON. `JSON.stringify` of it took
+ * over 1 ms of the main thread per request, and the text (a two-byte string
+ * as soon as one title has an accent) then had to be encoded again to be
+ * sent. Each note record's JSON is kept as UTF-8 bytes until a field of it
+ * changes, and a list's answer is those bytes joined: the same bytes, a
+ * small fraction of the work, and no large string on the heap.
+ */
+import { reply, type Reply } from '../actions/reply.js';
+import type { NoteEntry } from '../index/home-index.js';
+import { noteRecord } from './notes.js';
+
+/** A page of notes, before they become records. */
+export interface NotePage {
+  entries: readonly NoteEntry[];
+  next_cursor: string | null;
+}
+
+interface CachedJson {
+  /** The entry fields that change in place (a re-stamp, an id handed over); the others never do. */
+  id: string;
+  etag: string;
+  size: number;
+  created: number;
+  updated: number;
+  bytes: Buffer;
+}
+
+const cache = new WeakMap<NoteEntry, CachedJson>();
+
+/** `JSON.stringify(noteRecord(n))` as UTF-8, cached while the entry is unchanged. */
+export function noteRecordJson(n: NoteEntry): Buffer {
+  const c = cache.get(n);
+  if (c !== undefined && c.id === n.id && c.etag === n.etag && c.size === n.size && c.created === n.created && c.updated === n.updated) {
+    return c.bytes;
+  }
+  const bytes = Buffer.from(JSON.stringify(noteRecord(n)), 'utf8');
+  cache.set(n, { id: n.id, etag: n.etag, size: n.size, created: n.created, updated: n.updated, bytes });
+  return bytes;
+}
+
+/** The list as data: `{ items: records, next_cursor }`. */
+export function noteList(page: NotePage) {
+  return { items: page.entries.map(noteRecord), next_cursor: page.next_cursor };
+}
+
+const OPEN = Buffer.from('{"items":[');
+const COMMA = Buffer.from(',');
+
+/** The list as a reply whose JSON text is joined from cached record texts. */
+export function noteListReply(page: NotePage): Reply {
+  return reply(noteList(page), {
+    json: () => {
+      const parts: Buffer[] = [OPEN];
+      page.entries.forEach((n, i) => {
+        if (i > 0) parts.push(COMMA);
+        parts.push(noteRecordJson(n));
+      });
+      parts.push(Buffer.from(`],"next_cursor":${JSON.stringify(page.next_cursor)}}`));
+      return Buffer.concat(parts);
+    },
+  });
+}
