@@ -16,6 +16,7 @@
  *   the Home; a dangling or looping link on the way is refused because where
  *   it leads cannot be checked.
  */
+import { realpathSync } from 'node:fs';
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
@@ -186,7 +187,8 @@ export async function resolveHomePathReal(
     const prefix = i === 0 ? rootAbs : path.join(rootAbs, ...segs.slice(0, i));
     let real: string;
     try {
-      real = await realpath(prefix);
+      // One realpath(3) call: far cheaper in place than as a promise through the thread pool (every read and write comes here).
+      real = realpathSync.native(prefix);
     } catch (e) {
       const c = errCode(e);
       if (c === 'ENOENT' || c === 'ENOTDIR') continue;
