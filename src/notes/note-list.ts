@@ -36,7 +36,10 @@ export function noteRecordJson(n: NoteEntry): Buffer {
   if (c !== undefined && c.id === n.id && c.etag === n.etag && c.size === n.size && c.created === n.created && c.updated === n.updated) {
     return c.bytes;
   }
-  const bytes = Buffer.from(JSON.stringify(noteRecord(n)), 'utf8');
+  const text = JSON.stringify(noteRecord(n));
+  // Its own memory: a small Buffer.from() is a slice of a shared 8 KB slab, which a long-lived slice keeps alive.
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
   cache.set(n, { id: n.id, etag: n.etag, size: n.size, created: n.created, updated: n.updated, bytes });
   return bytes;
 }
