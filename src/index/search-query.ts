@@ -105,6 +105,8 @@ export class QueryExecutor {
   private specMask = new Uint32Array(0);
   private termMask = new Uint32Array(0);
   private order = new Int32Array(0);
+  /** The last mark handed out for `specMark`. */
+  private mark = 0;
   /**
    * Expansions by query term and position rules: fuzzy matching walks much
    * of the radix tree (most of a query's time for a long word), and people
@@ -161,12 +163,18 @@ export class QueryExecutor {
     this.ensureCapacity(this.m._nextId);
     const specs = this.specs(terms);
     const touched: number[] = [];
+    if (specs.length === 1) {
+      // One word (the common case): its scores are final (one query term: quality 1), in MiniSearch's order.
+      this.scoreSpec(specs[0]!, this.nextMark(), touched);
+      const best = this.selectBest(touched, this.specScore, 0, true, opts);
+      return best.map(([doc, score]) => this.describe(doc, score, specs, terms, 1));
+    }
     let seq = 0;
     const and = opts.combineWith === 'AND';
     const specTouched: number[] = [];
     for (let s = 0; s < specs.length; s++) {
       specTouched.length = 0;
-      this.scoreSpec(specs[s]!, s + 1, specTouched);
+      this.scoreSpec(specs[s]!, this.nextMark(), specTouched);
       const bit = 1 << s;
       const termBit = 1 << specs[s]!.distinct;
       for (const doc of specTouched) {
@@ -181,17 +189,26 @@ export class QueryExecutor {
         }
         this.specMask[doc]! |= bit;
         this.termMask[doc]! |= termBit;
-        this.specMark[doc] = 0;
       }
     }
-    const all = 2 ** specs.length - 1;
-    const best = this.selectBest(touched, and ? all : 0, opts);
-    const hits = best.map((doc) => this.describe(doc, specs, terms));
+    // MiniSearch's final score: the sum times the number of distinct query terms matched.
+    for (const doc of touched) this.total[doc] = this.total[doc]! * popcount(this.termMask[doc]!);
+    const best = this.selectBest(touched, this.total, and ? 2 ** specs.length - 1 : 0, !and, opts);
+    const hits = best.map(([doc, score]) => this.describe(doc, score, specs, terms, this.specMask[doc]!));
     for (const doc of touched) {
       this.specMask[doc] = 0;
       this.termMask[doc] = 0;
     }
     return hits;
+  }
+
+  /** A mark no document carries yet in `specMark` (see `scoreSpec`). */
+  private nextMark(): number {
+    if (this.mark === 0x7fffffff) {
+      this.specMark.fill(0);
+      this.mark = 0;
+    }
+    return ++this.mark;
   }
 
   private specs(terms: string[]): Spec[] {
@@ -290,38 +307,45 @@ export class QueryExecutor {
     return out;
   }
 
-  /** The best `limit` documents by final score, then MiniSearch's order; `required` is the spec mask AND needs. */
-  private selectBest(touched: number[], required: number, opts: ExecuteOptions): number[] {
-    const { total, termMask, specMask, order } = this;
-    const final = (doc: number) => total[doc]! * popcount(termMask[doc]!);
-    const before = (a: number, sa: number, b: number, sb: number) => sa > sb || (sa === sb && order[a]! < order[b]!);
-    const best: number[] = [];
-    const scores: number[] = [];
+  /**
+   * The best `limit` documents of `touched` by `scores`, then MiniSearch's
+   * order (`inOrder`: `touched` is in that order, so a tie never beats a
+   * document already kept; else `order` says), as [doc, score] pairs.
+   * `required`: the spec mask AND needs (0: none).
+   */
+  private selectBest(touched: number[], scores: Float64Array, required: number, inOrder: boolean, opts: ExecuteOptions): Array<[number, number]> {
+    const { specMask, order } = this;
+    const best: Array<[number, number]> = [];
     const limit = opts.limit;
     if (limit <= 0) return best;
+    let worst = -Infinity;
     for (const doc of touched) {
+      const score = scores[doc]!;
+      if (best.length === limit) {
+        if (score < worst) continue;
+        if (score === worst && (inOrder || order[doc]! > order[best[limit - 1]![0]]!)) continue;
+      }
       if (required !== 0 && specMask[doc] !== required) continue;
-      const score = final(doc);
-      if (best.length === limit && !before(doc, score, best[limit - 1]!, scores[limit - 1]!)) continue;
       if (opts.accept !== undefined && !opts.accept(this.m._documentIds.get(doc)!)) continue;
       let i = best.length;
-      while (i > 0 && before(doc, score, best[i - 1]!, scores[i - 1]!)) i--;
-      best.splice(i, 0, doc);
-      scores.splice(i, 0, score);
-      if (best.length > limit) {
-        best.pop();
-        scores.pop();
+      while (i > 0) {
+        const [d, sc] = best[i - 1]!;
+        if (score > sc || (score === sc && !inOrder && order[doc]! < order[d]!)) i--;
+        else break;
       }
+      best.splice(i, 0, [doc, score]);
+      if (best.length > limit) best.pop();
+      worst = best.length === limit ? best[limit - 1]![1] : -Infinity;
     }
     return best;
   }
 
-  /** The hit record of one document: its score, matched terms and the fields they matched in. */
-  private describe(doc: number, specs: Spec[], terms: string[]): ExecutedHit {
+  /** The hit record of one document: its score, matched terms and the fields they matched in (`matched`: mask of the specs it matched). */
+  private describe(doc: number, score: number, specs: Spec[], terms: string[], matched: number): ExecutedHit {
     const match: Record<string, string[]> = {};
     const queryTerms: string[] = [];
     for (let s = 0; s < specs.length; s++) {
-      if ((this.specMask[doc]! & (1 << s)) === 0) continue;
+      if ((matched & (1 << s)) === 0) continue;
       if (!queryTerms.includes(terms[s]!)) queryTerms.push(terms[s]!);
       for (const { term, data } of specs[s]!.expansions) {
         const fields: string[] = [];
@@ -329,13 +353,7 @@ export class QueryExecutor {
         if (fields.length > 0) match[term] = fields;
       }
     }
-    return {
-      path: this.m._documentIds.get(doc)!,
-      score: this.total[doc]! * popcount(this.termMask[doc]!),
-      terms: Object.keys(match),
-      queryTerms,
-      match,
-    };
+    return { path: this.m._documentIds.get(doc)!, score, terms: Object.keys(match), queryTerms, match };
   }
 }
 
