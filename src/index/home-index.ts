@@ -114,6 +114,9 @@ interface FileRec extends TargetRec {
 
 const EMPTY: readonly never[] = Object.freeze([]);
 
+/** Targets with at least this many linking notes keep their built Backlinks (see `backlinks`). */
+const BACKLINKS_CACHED_FROM = 64;
+
 function copyStat(s: FileStat): FileStat {
   const out: FileStat = { size: s.size, mtimeMs: s.mtimeMs, etag: s.etag };
   if (s.ctimeMs !== undefined) out.ctimeMs = s.ctimeMs;
@@ -785,6 +788,9 @@ export class HomeIndex {
     const t = this.target(path);
     if (t === undefined || t.sources === null) return [];
     const sources = t.sources;
+    // Kept only for well-linked targets: cached for every note, Backlinks would hold the
+    // whole link graph again as objects (100 MB on the 10k bench vault), and a few are cheap to build.
+    if (sources.length < BACKLINKS_CACHED_FROM && t.built === null) return sources.map((src) => buildBacklink(src, path));
     const built = (t.built ??= new Array<Backlink | null>(sources.length).fill(null));
     const out: Backlink[] = new Array(sources.length);
     for (let k = 0; k < sources.length; k++) {
