@@ -779,9 +779,9 @@ export class HomeIndex {
   /**
    * Notes linking to `path` (note or file), sorted by source path, each with
    * its occurrences in document order. Same-note links without a target
-   * (`[[#Heading]]`) are not backlinks; `[[Self]]` is. O(result): the
-   * sources are kept sorted and each Backlink (frozen) is cached until that
-   * source's links to `path` change.
+   * (`[[#Heading]]`) are not backlinks; `[[Self]]` is. The sources are kept
+   * sorted; for a target with BACKLINKS_CACHED_FROM or more, each Backlink
+   * (frozen) is kept until that source's links to `path` change.
    */
   backlinks(path: string): Backlink[] {
     this.flushLinks();
