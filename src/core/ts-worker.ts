@@ -125,10 +125,11 @@ function bundleNow(entryFile: string): string | null {
   if (!fs.existsSync(file)) writeAtomic(file, code);
   const inputs: Manifest['inputs'] = [];
   for (const input of Object.keys(result.metafile.inputs)) {
-    const st = fs.statSync(path.resolve(process.cwd(), input), { throwIfNoEntry: false });
+    const abs = path.resolve(input);
+    const st = fs.statSync(abs, { throwIfNoEntry: false });
     // An input that is not a file, or changed while being bundled, cannot vouch for this bundle next time.
     if (st === undefined || st.mtimeMs > started) return file;
-    inputs.push([path.resolve(process.cwd(), input), st.size, st.mtimeMs]);
+    inputs.push([abs, st.size, st.mtimeMs]);
   }
   writeAtomic(manifestFile, JSON.stringify({ bundle: file, inputs } satisfies Manifest));
   return file;

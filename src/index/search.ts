@@ -281,8 +281,7 @@ export class SearchIndex implements SearchBackend {
       this.etags.delete(f.doc.path);
       return null;
     }
-    const etag = etagOf(bytes);
-    if (etag !== this.etags.get(f.doc.path)) this.etags.set(f.doc.path, etag);
+    this.etags.set(f.doc.path, etagOf(bytes));
     // Decoded exactly as the scan decodes a note (Buffer keeps a byte-order mark, unlike TextDecoder).
     return { ...f.doc, body: bytes.toString('utf8').slice(f.bodyStart) };
   }
@@ -378,4 +377,3 @@ function acceptOf(q: SearchQuery): ((path: string) => boolean) | undefined {
   if (prefix === undefined && only === undefined) return undefined;
   return (p) => (prefix === undefined || p.startsWith(prefix)) && (only === undefined || only.has(p));
 }
-
