@@ -255,6 +255,17 @@ export async function updateView(scope: Scope, id: string, ifMatch: string, view
 
 // -------------------------------------------------------------------- rows
 
+/** A note's links, each with where it resolves, read straight off the index's link table (no Link records built). */
+function linksOf(scope: Scope, n: NoteEntry): FileValue['links'] {
+  const links = n.facts.links;
+  const out: FileValue['links'] = [];
+  for (let i = 0; i < links.length; i++) {
+    const target = links.target(i);
+    out.push({ target, resolved: target === '' ? n.path : scope.index.resolve(n.path, { target, kind: links.kind(i) }) });
+  }
+  return out;
+}
+
 function fileValue(scope: Scope, n: NoteEntry, tz: string | undefined): FileValue {
   return {
     kind: 'file',
@@ -263,7 +274,7 @@ function fileValue(scope: Scope, n: NoteEntry, tz: string | undefined): FileValu
     mtime: wallClock(n.updated, tz),
     ctime: wallClock(n.created, tz),
     tags: [...n.tags],
-    links: n.facts.links.toArray().map((l) => ({ target: l.target, resolved: l.target === '' ? n.path : scope.index.resolve(n.path, l) })),
+    links: linksOf(scope, n),
     properties: n.frontmatter ?? {},
   };
 }
