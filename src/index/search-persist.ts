@@ -13,6 +13,7 @@
  * (`toJSON()` output compared in search-persist.test.ts).
  */
 import MiniSearch, { type Options } from 'minisearch';
+import { internalsOf, type TermData } from './minisearch-internals.js';
 
 /** Bump when this shape, the MiniSearch options or what goes into a search document change. */
 export const SEARCH_PERSIST_VERSION = 2;
@@ -33,39 +34,8 @@ export interface PersistedSearch {
   postings: number[][];
 }
 
-/** field id → (short document id → term frequency). */
-type TermData = Map<number, Map<number, number>>;
-
-interface Internals {
-  _documentIds: Map<number, string>;
-  _idToShortId: Map<string, number>;
-  _fieldLength: Map<number, number[]>;
-  _avgFieldLength: number[];
-  _fieldIds: Record<string, number>;
-  _documentCount: number;
-  _nextId: number;
-  _dirtCount: number;
-  _index: Iterable<[string, TermData]> & { set(term: string, data: TermData): unknown };
-}
-
-function internalsOf(ms: MiniSearch<unknown>): Internals | null {
-  const m = ms as unknown as Partial<Internals>;
-  const ok =
-    m._documentIds instanceof Map &&
-    m._idToShortId instanceof Map &&
-    m._fieldLength instanceof Map &&
-    Array.isArray(m._avgFieldLength) &&
-    typeof m._fieldIds === 'object' &&
-    typeof m._documentCount === 'number' &&
-    typeof m._nextId === 'number' &&
-    typeof m._dirtCount === 'number' &&
-    typeof m._index?.set === 'function' &&
-    typeof m._index?.[Symbol.iterator] === 'function';
-  return ok ? (m as Internals) : null;
-}
-
 /** The persisted form of `ms` with these ETags; null if MiniSearch's internals are not the ones this was written for. */
-export function persistEngine(ms: MiniSearch<unknown>, etags: Array<[string, string]>): PersistedSearch | null {
+export function persistEngine<T>(ms: MiniSearch<T>, etags: Array<[string, string]>): PersistedSearch | null {
   const m = internalsOf(ms);
   if (m === null) return null;
   const fieldCount = Object.keys(m._fieldIds).length;
@@ -112,7 +82,7 @@ export function persistEngine(ms: MiniSearch<unknown>, etags: Array<[string, str
 /** A MiniSearch with `options` holding the persisted index; null when it cannot be loaded. Throws a TypeError on a malformed file. */
 export function loadEngine<T>(p: PersistedSearch, options: Options<T>): MiniSearch<T> | null {
   const ms = new MiniSearch<T>(options);
-  const m = internalsOf(ms as MiniSearch<unknown>);
+  const m = internalsOf(ms);
   if (m === null) return null;
   const fieldCount = Object.keys(m._fieldIds).length;
   if (p.averageFieldLength.length !== fieldCount || p.fieldLengths.length !== (p.documents.length / 2) * fieldCount) throw new TypeError('search file: field lengths do not match');

@@ -14,27 +14,7 @@
  * not vacuumed yet are left out of a term's document frequency, where
  * MiniSearch counts some of them depending on iteration order.
  */
-import type MiniSearch from 'minisearch';
-
-/** field id → (short document id → term frequency). */
-type TermData = Map<number, Map<number, number>>;
-
-interface RadixTree {
-  get(term: string): TermData | undefined;
-  atPrefix(prefix: string): Iterable<[string, TermData]>;
-  fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>;
-}
-
-interface Internals {
-  _index: RadixTree;
-  _documentIds: Map<number, string>;
-  _fieldLength: Map<number, number[]>;
-  _avgFieldLength: number[];
-  _documentCount: number;
-  _nextId: number;
-  _fieldIds: Record<string, number>;
-  _options: { tokenize: (text: string, field?: string) => string[]; processTerm: (term: string, field?: string) => string | string[] | null | undefined | false };
-}
+import type { MiniSearchInternals, TermData } from './minisearch-internals.js';
 
 /** How a query is expanded and scored; MiniSearch's defaults for weights and BM25. */
 export interface QueryRules {
@@ -97,7 +77,6 @@ interface CompiledPostings {
  * whenever a document is added or discarded.
  */
 export class QueryExecutor {
-  private readonly m: Internals;
   private capacity = 0;
   private specScore = new Float64Array(0);
   private specMark = new Int32Array(0);
@@ -118,11 +97,9 @@ export class QueryExecutor {
   private postingsCached = 0;
 
   constructor(
-    ms: MiniSearch<unknown>,
+    private readonly m: MiniSearchInternals,
     private readonly rules: QueryRules,
-  ) {
-    this.m = ms as unknown as Internals;
-  }
+  ) {}
 
   /** After any document was added or discarded: expansions, document frequencies and lengths may all have changed. */
   changed(): void {

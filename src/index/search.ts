@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import type { NoteFacts } from '../markdown/facts.js';
 import { etagOf } from '../vault/etag.js';
+import { internalsOf, type TermData } from './minisearch-internals.js';
 import { loadEngine, persistEngine, type PersistedSearch } from './search-persist.js';
 import { QueryExecutor, type QueryRules } from './search-query.js';
 
@@ -83,32 +84,7 @@ export const QUERY_RULES: QueryRules = {
   fuzzy: QUERY_DEFAULTS.fuzzy,
 };
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-interface MiniSearchInternals {
-  _options: { extractField: any; stringifyField: any; tokenize: any; processTerm: any; fields: string[]; idField: string };
-  _idToShortId: Map<unknown, number>;
-  _fieldIds: Record<string, number>;
-  _documentCount: number;
-  _index: { fetch(term: string, initial: () => Map<number, Map<number, number>>): Map<number, Map<number, number>> };
-  addDocumentId(id: unknown): number;
-  saveStoredFields(shortId: number, doc: unknown): void;
-  addFieldLength(shortId: number, fieldId: number, count: number, length: number): void;
-}
-
-const createMap = () => new Map<number, Map<number, number>>();
-
-function hasInternals(ms: unknown): boolean {
-  const m = ms as Partial<MiniSearchInternals>;
-  return (
-    typeof m.addDocumentId === 'function' &&
-    typeof m.saveStoredFields === 'function' &&
-    typeof m.addFieldLength === 'function' &&
-    typeof m._index?.fetch === 'function' &&
-    m._idToShortId instanceof Map &&
-    typeof m._fieldIds === 'object' &&
-    typeof m._options?.tokenize === 'function'
-  );
-}
+const createMap = (): TermData => new Map();
 
 /**
  * `MiniSearch#add` with the same result, faster: MiniSearch walks its radix
@@ -124,13 +100,13 @@ function hasInternals(ms: unknown): boolean {
 export function addDocument(
   ms: MiniSearch<SearchDoc>,
   doc: SearchDoc,
-  termCache: Map<string, Map<number, Map<number, number>>> | null,
+  termCache: Map<string, TermData> | null,
 ): void {
-  if (!hasInternals(ms)) {
+  const m = internalsOf(ms);
+  if (m === null) {
     ms.add(doc);
     return;
   }
-  const m = ms as unknown as MiniSearchInternals;
   const { extractField, stringifyField, tokenize, processTerm, fields, idField } = m._options;
   const id = extractField(doc, idField);
   if (id == null) throw new Error(`MiniSearch: document does not have ID field "${idField}"`);
@@ -162,7 +138,6 @@ export function addDocument(
     }
   }
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export interface SearchStatus {
   /** Changes not yet applied to MiniSearch. */
@@ -215,11 +190,12 @@ export interface SearchBackend {
  */
 export class SearchIndex implements SearchBackend {
   private ms: MiniSearch<SearchDoc>;
-  private readonly executor: QueryExecutor;
+  /** Null when MiniSearch's internals are not the expected ones: queries then go through `MiniSearch#search`. */
+  private readonly executor: QueryExecutor | null;
   private readonly pending = new Map<string, Change>();
   private readonly etags = new Map<string, string>();
   /** See `addDocument`. */
-  private readonly termCache = new Map<string, Map<number, Map<number, number>>>();
+  private readonly termCache = new Map<string, TermData>();
 
   constructor(
     private immediate: boolean,
@@ -228,7 +204,8 @@ export class SearchIndex implements SearchBackend {
     const loaded = persisted ? loadEngine(persisted, MINISEARCH_OPTIONS) : null;
     this.ms = loaded ?? new MiniSearch(MINISEARCH_OPTIONS);
     if (loaded !== null) for (const [p, e] of persisted!.etags) this.etags.set(p, e);
-    this.executor = new QueryExecutor(this.ms as MiniSearch<unknown>, QUERY_RULES);
+    const internals = internalsOf(this.ms);
+    this.executor = internals !== null ? new QueryExecutor(internals, QUERY_RULES) : null;
   }
 
   set(doc: SearchDoc, etag: string): void {
@@ -269,7 +246,7 @@ export class SearchIndex implements SearchBackend {
       ms.discard(path);
     }
     if (doc !== null) addDocument(ms, doc, ms.dirtCount === 0 && !ms.isVacuuming ? this.termCache : null);
-    this.executor.changed();
+    this.executor?.changed();
   }
 
   /** The document of a `setFile` change with its body; null (and no ETag) when the file is gone. */
@@ -335,7 +312,7 @@ export class SearchIndex implements SearchBackend {
     this.flush();
     if (q.q.trim() === '') return [];
     const accept = acceptOf(q);
-    const hits = this.executor.execute(this.executor.queryTerms(q.q), { combineWith: q.combineWith, limit: q.limit, ...(accept ? { accept } : {}) });
+    const hits = this.executor?.execute(this.executor.queryTerms(q.q), { combineWith: q.combineWith, limit: q.limit, ...(accept ? { accept } : {}) });
     return hits ?? this.queryWithMiniSearch(q);
   }
 
@@ -357,7 +334,7 @@ export class SearchIndex implements SearchBackend {
   /** Everything needed to load this index again (after applying everything pending); null if this MiniSearch cannot be saved (see search-persist.ts). */
   toPersisted(): PersistedSearch | null {
     this.flush();
-    return persistEngine(this.ms as MiniSearch<unknown>, [...this.etags]);
+    return persistEngine(this.ms, [...this.etags]);
   }
 }
 

@@ -18,7 +18,7 @@ describe('search engine file', () => {
   it('loads into exactly the MiniSearch that was saved', () => {
     const ms = new MiniSearch<SearchDoc>(MINISEARCH_OPTIONS);
     for (const { path, text } of vault) addDocument(ms, docOf(path, text), null);
-    const saved = roundTrip(persistEngine(ms as MiniSearch<unknown>, [['a.md', 'e1']])!);
+    const saved = roundTrip(persistEngine(ms, [['a.md', 'e1']])!);
     expect(isLoadablePersistedSearch(saved)).toBe(true);
     const loaded = loadEngine(saved as PersistedSearch, MINISEARCH_OPTIONS)!;
     expect(contents(loaded)).toEqual(contents(ms));
@@ -55,7 +55,7 @@ describe('search engine file', () => {
   it('refuses files of another version or shape, and malformed postings', () => {
     const ms = new MiniSearch<SearchDoc>(MINISEARCH_OPTIONS);
     addDocument(ms, docOf('a.md', '# A\nalpha beta\n'), null);
-    const good = persistEngine(ms as MiniSearch<unknown>, [['a.md', 'e']])!;
+    const good = persistEngine(ms, [['a.md', 'e']])!;
     expect(isLoadablePersistedSearch({ ...good, version: 1 })).toBe(false);
     expect(isLoadablePersistedSearch({ format: 'quire-search', version: good.version, etags: [], index: ms.toJSON() })).toBe(false);
     expect(isLoadablePersistedSearch(null)).toBe(false);
