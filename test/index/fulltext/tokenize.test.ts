@@ -1,0 +1,209 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { TOKEN_SEPARATORS, queryTerms, tokenizeInto } from '../../../src/index/fulltext/tokenize.js';
+import { generateNote } from '../../../src/markdown/generate.js';
+
+/**
+ * The tokenizer must give exactly what a split at TOKEN_SEPARATORS gives:
+ * the same terms in the same order, and MiniSearch's field length (distinct
+ * raw tokens, the empty one included).
+ */
+function reference(text: string): { terms: string[]; fieldLength: number } {
+  const tokens = text.split(TOKEN_SEPARATORS);
+  const terms: string[] = [];
+  for (const t of tokens) {
+    const l = t.toLowerCase();
+    if (l) terms.push(l);
+  }
+  return { terms, fieldLength: new Set(tokens).size };
+}
+
+function fast(text: string): { terms: string[]; fieldLength: number } {
+  const terms: string[] = [];
+  const fieldLength = tokenizeInto(text, terms);
+  return { terms, fieldLength };
+}
+
+const CASES: Array<[string, string]> = [
+  ['empty', ''],
+  ['one separator', ','],
+  ['only separators', ' ,.;\n\r|^~=+<>`$ '],
+  ['leading separators', '  hello world'],
+  ['trailing separator', 'a,'],
+  ['both ends', '(a)'],
+  ['tabs are not separators', 'a\tb \t c\t'],
+  ['other control chars', 'a\u0000b\u0007c\u001bd\u007fe\u0085f'],
+  ['wikilink alias', '[[Note|label]]'],
+  ['wikilink heading', '[[Books/Gödel, Escher, Bach#Next steps|alias]]'],
+  ['nested tag', '#tag/nested and #Tag/Nested'],
+  ['block id', 'text ^block-id'],
+  ['highlight', '==mark=='],
+  ['strikethrough', '~~x~~'],
+  ['inline code', '`npm i` and ``a`b``'],
+  ['math', '$e^{i\\pi}+1=0$ and $$x$$'],
+  ['url', 'see https://example.com/Ελληνικά?q=1&r=2#frag (here)'],
+  ['markdown link', '[idea](Project%20Alpha.md)'],
+  ['symbols that are not separators', 'a*b a#b a@b a&b a/b a\\b a_b a%b'],
+  ['emoji', '🚀 launch 🚀🚀 #emoji🚀 👩‍👩‍👧 ❤️'],
+  ['cjk', '日本語の文章、句読点。中文，标点！'],
+  ['combining marks', 'cafe\u0301 Cafe\u0301 e\u0301\u0301'],
+  ['turkish dotted I', 'İstanbul İİ i̇'],
+  ['german sharp s', 'Straße STRASSE straße ẞ'],
+  ['greek final sigma', 'ΣΑΣ Σ ΟΔΟΣ. ΣΣ σς'],
+  ['greek', 'Ελληνικά ελληνικά ΕΛΛΗΝΙΚΆ'],
+  ['cyrillic', 'Русский русский'],
+  ['nbsp and other Z', 'a\u00a0b\u2003c\u2028d\u2029e\u3000f\u202fg\u205fh'],
+  ['astral punctuation', 'a\u{10100}b \u{10100} x\u{1e95e}y'],
+  ['astral letters, cased', '𐐀𐐁 𐐨 Deseret𐐀'],
+  ['lone high surrogate', 'a\ud800 b \ud800'],
+  ['lone low surrogate', '\udc00a b\udc00'],
+  ['reversed pair', '\udc00\ud800'],
+  ['high before separator pair', '\ud800\ud800\udd00x'],
+  ['lone surrogate before separator', 'x\ud83d, y'],
+  ['mixed case duplicates', 'Note note NOTE nOTE note Note'],
+  ['long words', 'internationalization Internationalization INTERNATIONALIZATION internationalization'],
+  ['length 12, 13, 14', 'abcdefghijkl abcdefghijklm abcdefghijklmn ABCDEFGHIJKL ABCDEFGHIJKLM'],
+  ['long non-ascii', 'ελληνικάελληνικά ΕΛΛΗΝΙΚΆΕΛΛΗΝΙΚΆ naïveténaïveté'],
+  ['numbers and versions', 'v2.0 2024-05-17 50% 1,000.5 a.k.a. e.g.'],
+  ['frontmatter', '---\ntags: [a, B]\nrating: 3\n---\n# Title\n'],
+];
+
+describe('tokenizeInto', () => {
+  it.each(CASES)('%s', (_name, text) => {
+    const expected = reference(text);
+    expect(fast(text)).toEqual(expected);
+    // Again, with the tokens now cached.
+    expect(fast(text)).toEqual(expected);
+  });
+
+  it('counts the field length as MiniSearch does', () => {
+    expect(tokenizeInto('Note note', [])).toBe(2); // distinct before lowercasing
+    expect(tokenizeInto('note note', [])).toBe(1);
+    expect(tokenizeInto('a,', [])).toBe(2); // 'a' and the empty token after ','
+    expect(tokenizeInto(',a,', [])).toBe(2);
+    expect(tokenizeInto('', [])).toBe(1);
+  });
+
+  it('appends to the array it is given', () => {
+    const out = ['kept'];
+    expect(tokenizeInto('A b', out)).toBe(2);
+    expect(out).toEqual(['kept', 'a', 'b']);
+  });
+
+  it('matches the reference on generated notes', () => {
+    for (let i = 0; i < 200; i++) {
+      const text = generateNote(3, i);
+      expect(fast(text), `note ${i}`).toEqual(reference(text));
+    }
+  });
+
+  it('classifies every code point as the regex does', () => {
+    // Each code point alone between spaces, then all of them in a row (where
+    // case conversion sees its neighbours: a run of code points that are each
+    // their own lowercase must be its own lowercase).
+    const all = Array.from({ length: 0x110000 }, (_, cp) => String.fromCodePoint(cp));
+    for (const text of [all.join(' '), all.join('')]) {
+      const got = fast(text);
+      const expected = reference(text);
+      expect(got.fieldLength).toBe(expected.fieldLength);
+      expect(got.terms.length).toBe(expected.terms.length);
+      // toEqual on a million terms is slow: find the first difference instead.
+      const at = got.terms.findIndex((t, i) => t !== expected.terms[i]);
+      expect(at === -1 ? null : { at, got: got.terms[at], expected: expected.terms[at] }).toBeNull();
+    }
+  });
+
+  it('counts distinct tokens right when a field has more of them than the cache holds', () => {
+    // 60k distinct words, then again in another order and case: entries
+    // met in this call are replaced and their words met again.
+    const words = Array.from({ length: 60_000 }, (_, i) => `w${i.toString(36)}`);
+    const text = [...words, ...[...words].reverse().map((w, i) => (i % 3 === 0 ? w.toUpperCase() : w)), ...words.slice(0, 1000)].join(' ');
+    const expected = reference(text);
+    expect(fast(text)).toEqual(expected);
+    expect(fast(text)).toEqual(expected);
+  });
+
+  describe('equals the reference on arbitrary strings', () => {
+    const runs = { numRuns: 3000 };
+    const check = (text: string) => {
+      expect(fast(text)).toEqual(reference(text));
+    };
+
+    it('code points', () => {
+      fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), check), runs);
+    });
+
+    it('graphemes', () => {
+      fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), check), runs);
+    });
+
+    it('UTF-16 code units, lone surrogates included', () => {
+      const unit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
+      fc.assert(fc.property(fc.string({ unit, maxLength: 40 }), check), runs);
+    });
+
+    it('a small alphabet rich in separators, case and surrogates', () => {
+      const unit = fc.constantFrom(
+        'a', 'b', 'A', 'B', 'é', 'É', 'İ', 'ß', 'Σ', 'σ', 'ς', '𐐀', '𐐨', '🚀', '日', '\u0301',
+        ' ', ',', '.', '|', '^', '~', '=', '+', '<', '>', '`', '$', '\n', '\r', '\t', '#', '/', '-', '_',
+        '\u00a0', '\u3000', '\u{10100}', '\ud800', '\udc00', '\ud83d',
+        'abcdefghijkl', 'Abcdefghijklm', 'abcdefghijklmn',
+      );
+      fc.assert(fc.property(fc.string({ unit, maxLength: 30 }), check), runs);
+    });
+  });
+});
+
+describe('queryTerms', () => {
+  it.each(CASES)('%s', (_name, text) => {
+    expect(queryTerms(text)).toEqual(reference(text).terms);
+  });
+
+  it('equals the reference terms on arbitrary strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+        expect(queryTerms(text)).toEqual(reference(text).terms);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('long terms', () => {
+  // A term that is a V8 slice of its text keeps the whole text alive.
+  // Strings cannot be weakly referenced, so the test looks at the heap: a
+  // text of 10M code units is built at run time (a literal would be kept by
+  // the code), only its long terms are kept, and the heap must not have
+  // grown by the text once it is collected. The long tokens are of every
+  // kind: ASCII lowercase (copied), ASCII cased (lowercased), non-ASCII
+  // lowercase (copied) and non-ASCII cased (lowercased), in a text of
+  // one-byte (Latin-1) and of two-byte characters.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const LATIN1 = ['internationalization', 'Internationalization', 'naïvetécafébar', 'naïvetéNAÏVETÉ'];
+  const longWords = (twoByte: boolean) => (twoByte ? [...LATIN1, 'ελληνικάελληνικά', 'ΕΛΛΗΝΙΚΆΕΛΛΗΝΙΚΆ'] : LATIN1);
+
+  // The text lives in this function's frame only: a frame that is still
+  // running keeps its temporaries alive.
+  const keepFromText = (keep: (text: string) => string[], twoByte: boolean): string[] =>
+    keep([...longWords(twoByte), ' '.repeat(10_000_000)].join(' '));
+
+  function retained(keep: (text: string) => string[], twoByte: boolean): { bytes: number; kept: string[] } {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept = keepFromText(keep, twoByte);
+    gc();
+    return { bytes: process.memoryUsage().heapUsed - before, kept };
+  }
+
+  it.each([false, true])('are not slices of their text (two-byte text: %s)', (twoByte) => {
+    const terms = retained((text) => queryTerms(text).filter((t) => t.length >= 13), twoByte);
+    expect(terms.kept).toEqual(longWords(twoByte).map((w) => w.toLowerCase()));
+    expect(terms.bytes).toBeLessThan(2_000_000);
+    // The control: slices do keep their text, so the measure can tell.
+    const slices = retained((text) => [text.slice(0, 20)], twoByte);
+    expect(slices.bytes).toBeGreaterThan(9_000_000);
+  });
+});
