@@ -1,9 +1,8 @@
 /**
  * One indexing run in a fresh process: `new Vault({ root, cacheFile, watch: false })`
- * → time until `ready`; then the time until full-text search is usable
- * (the search worker thread indexes, or loads its saved index, alongside).
- * RSS is taken right after `ready` (the target figure), after the first
- * search, and (when run with --expose-gc) after a full GC.
+ * → time until `ready` (the full text included); then the time until a
+ * first search has answered. RSS is taken right after `ready` (the target
+ * figure), after that search, and (when run with --expose-gc) after a full GC.
  * Usage: child-index.ts --root <dir> --cache <file> [--fresh] (delete the cache first)
  */
 import fs from 'node:fs';

@@ -20,7 +20,8 @@ import {
   type PathLookup,
   type PathSet,
 } from './links.js';
-import { SearchIndex, searchDocOf, type SearchBackend, type SearchStatus } from './search.js';
+import { fieldsOf } from './fulltext/document.js';
+import { FullTextIndex } from './fulltext/full-text.js';
 import { fileLine, headerLine, noteLines, readSnapshot, StringTable } from './snapshot.js';
 import { detachStrings } from './detach.js';
 import { LinkTable } from './link-table.js';
@@ -60,7 +61,6 @@ export type {
   UnresolvedLink,
 } from './types.js';
 export { IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from './snapshot.js';
-export type { SearchStatus } from './search.js';
 
 /**
  * The id of a note without a usable frontmatter `id`: `p` followed by the
@@ -240,9 +240,8 @@ export class HomeIndex {
   private readonly blockIdx = new Map<string, PathSet>();
   /** Block id → paths of notes with a task carrying that id, in path order. */
   private readonly taskBlockIdx = new Map<string, PathSet>();
-  /** The in-thread search engine, when the index runs its own (no `search` backend given). */
-  private readonly inlineSearch: SearchIndex | null;
-  private readonly searchBackend: SearchBackend;
+  /** Full text of every note (fulltext/): updated inside each upsert and remove. */
+  readonly fullText: FullTextIndex;
   private readonly mode: IndexingMode;
   private readonly sliceMs: number;
   private readonly idleMs: number;
@@ -265,8 +264,7 @@ export class HomeIndex {
     this.mode = opts.mode ?? 'background';
     this.sliceMs = opts.sliceMs ?? 10;
     this.idleMs = opts.idleMs ?? 50;
-    this.inlineSearch = opts.search ? null : new SearchIndex(this.mode === 'sync');
-    this.searchBackend = opts.search ?? this.inlineSearch!;
+    this.fullText = opts.fullText ?? new FullTextIndex();
   }
 
   // ------------------------------------------------------------------ writes
@@ -274,12 +272,13 @@ export class HomeIndex {
   /**
    * Index a Markdown note, replacing everything known about `path`. `text` is
    * the full note text, for the full-text index. `text: null` means the text
-   * did not change since the last upsert of this path: the search document is
-   * kept as it is (a new path gets one without body). Passing the very facts
-   * object already indexed (a re-stamp: same bytes, new mtime) only records the stat.
-   * `searchFed`: the search backend got this note's document from elsewhere
-   * (a scan worker feeds the search thread directly), send nothing; such
-   * facts come decoded from JSON, so their strings are flat already.
+   * did not change since the last upsert of this path: the full-text document is
+   * kept as it is (a new path gets one without body, under no ETag, so that
+   * whoever keeps the full text in step knows to send the text). Passing the
+   * very facts object already indexed (a re-stamp: same bytes, new mtime)
+   * only records the stat. `searchFed`: the full text of this note comes
+   * from elsewhere (a scan worker tokenized it); such facts come decoded
+   * from JSON, so their strings are flat already.
    */
   upsertNote(path: string, facts: AnyFacts, stat: FileStat, text: string | null, searchFed = false): void {
     const old = this.notesByPath.get(path);
@@ -295,10 +294,9 @@ export class HomeIndex {
       this.putNote(path, facts, stat, searchFed);
     }
     if (text !== null && !searchFed) {
-      this.searchBackend.set(searchDocOf(path, facts, text), stat.etag);
+      this.fullText.set(path, fieldsOf(path, facts, text), stat.etag);
     } else if (old === undefined && !searchFed) {
-      // No text: an empty body under no ETag, so whoever feeds the index knows to send the text.
-      this.searchBackend.set(searchDocOf(path, facts, ''), '');
+      this.fullText.set(path, fieldsOf(path, facts, ''), '');
     }
     this.written();
   }
@@ -340,7 +338,7 @@ export class HomeIndex {
     this.derivedIds.delete(rec.derived);
     const key = nameKeyOfPath(path);
     removeFromSortedMap(this.byName, key, path, byLengthThenPath);
-    this.searchBackend.delete(path);
+    this.fullText.delete(path);
     this.touchKey(key);
     for (const a of rec.aliasKeys) this.touchKey(a);
     this.written();
@@ -640,7 +638,7 @@ export class HomeIndex {
   }
 
   private hasDeferredWork(): boolean {
-    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.tagsPending.size > 0 || (this.inlineSearch?.busy ?? false);
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.tagsPending.size > 0;
   }
 
   private tick(): void {
@@ -653,8 +651,7 @@ export class HomeIndex {
     }
     const linksDone = this.flushLinks(this.sliceMs);
     const tagsDone = linksDone && this.flushTags(this.sliceMs);
-    const searchDone = tagsDone ? (this.inlineSearch?.flush(this.sliceMs) ?? true) : false;
-    if (!searchDone) {
+    if (!tagsDone) {
       this.timer = setImmediate(() => this.tick());
       this.timer.unref();
     }
@@ -696,20 +693,18 @@ export class HomeIndex {
     return true;
   }
 
-  /** Finish all deferred work (links, tags and full text) now. */
+  /** Finish all deferred work (links and tags) now. */
   flush(): void {
     this.flushLinks();
     this.flushTags();
-    this.inlineSearch?.flush();
   }
 
-  /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, notes with tags to add, search documents. */
-  pendingWork(): { notes: number; keys: number; tags: number; search: number } {
+  /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, notes with tags to add. */
+  pendingWork(): { notes: number; keys: number; tags: number } {
     return {
       notes: this.pendingNotes.size,
       keys: this.pendingKeys.size,
       tags: this.tagsPending.size,
-      search: this.inlineSearch?.statusNow().pending ?? 0,
     };
   }
 
@@ -887,23 +882,19 @@ export class HomeIndex {
 
   // ----------------------------------------------------------------- search
 
-  /** Full-text search (prefix, fuzzy, title boosted), best first; see search.ts for the query rules. */
+  /** Full-text search (prefix, fuzzy, title boosted), best first; see fulltext/query.ts for the query rules. */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
-    const limit = opts.limit ?? 50;
-    let paths: string[] | undefined;
+    let accept: ((path: string) => boolean) | undefined;
+    const prefix = opts.pathPrefix;
     if (opts.tag !== undefined) {
       this.flushTags();
       const tagged = this.tagIndex.paths(opts.tag, true);
       if (tagged === undefined) return [];
-      paths = [...tagged];
+      accept = prefix === undefined ? (p) => tagged.has(p) : (p) => p.startsWith(prefix) && tagged.has(p);
+    } else if (prefix !== undefined) {
+      accept = (p) => p.startsWith(prefix);
     }
-    const results = await this.searchBackend.query({
-      q: query,
-      combineWith: opts.combineWith ?? 'AND',
-      limit,
-      ...(opts.pathPrefix !== undefined ? { pathPrefix: opts.pathPrefix } : {}),
-      ...(paths !== undefined ? { paths } : {}),
-    });
+    const results = this.fullText.search(query, { combineWith: opts.combineWith ?? 'AND', limit: opts.limit ?? 50, ...(accept ? { accept } : {}) });
     const out: SearchHit[] = [];
     for (const r of results) {
       const rec = this.notesByPath.get(r.path);
@@ -921,18 +912,9 @@ export class HomeIndex {
     return out;
   }
 
-  /** Apply pending changes of the in-thread search engine for up to `budgetMs` (default: all); true when none are left. */
-  flushSearch(budgetMs?: number): boolean {
-    return this.inlineSearch?.flush(budgetMs) ?? true;
-  }
-
-  searchStatus(): Promise<SearchStatus> {
-    return this.searchBackend.status();
-  }
-
-  /** The search backend, for whoever keeps it in step with the Home (the Vault). */
-  get searchEngine(): SearchBackend {
-    return this.searchBackend;
+  /** Documents in the full-text index. */
+  searchStatus(): { documents: number } {
+    return { documents: this.fullText.documents };
   }
 
   // --------------------------------------------------------------- snapshot

@@ -2,7 +2,7 @@
 export { HomeIndex, derivedId } from './home-index.js';
 export { resolveTarget, nameKeyOfPath, normalizePath, type PathLookup } from './links.js';
 export { TagIndex, tagKey } from './tags.js';
-export { type SearchStatus } from './search.js';
+export { FullTextIndex } from './fulltext/full-text.js';
 export { INDEX_SNAPSHOT_VERSION, INDEX_SNAPSHOT_FORMAT, IndexSnapshotError } from './snapshot.js';
 export type {
   Backlink,

@@ -5,7 +5,7 @@
  */
 import type { Heading, Link, NoteFacts, Task } from '../markdown/facts.js';
 import type { LinkTable } from './link-table.js';
-import type { SearchBackend } from './search.js';
+import type { FullTextIndex } from './fulltext/full-text.js';
 
 /** NoteFacts as the index keeps them: links as a LinkTable. */
 export type IndexedFacts = Omit<NoteFacts, 'links'> & { readonly links: LinkTable };
@@ -123,27 +123,24 @@ export interface SearchHit {
 }
 
 /**
- * When deferred work runs. Link resolution, the tag index and the
- * full-text index are deferred; everything else (notes, files, ids, tasks,
- * blocks) is updated inside the upsert/remove call.
+ * When deferred work runs. Link resolution and the tag index are deferred;
+ * everything else (notes, files, ids, tasks, blocks, full text) is updated
+ * inside the upsert/remove call.
  * - `background` (default): pending work runs once the index has not been
  *   written to for `idleMs`, in short slices on the event loop;
  * - `sync`: inside `upsertNote`/`upsertFile`/`remove` (slow for bulk loads:
- *   links may be resolved twice and MiniSearch runs per note);
+ *   links may be resolved twice);
  * - `lazy`: only when a query needs it, or on `flush()`.
  * In every mode a query first finishes the work it depends on (links for
  * `outgoing`/`backlinks`/`unresolved`, tags for `tags`/`notesWithTag` and a
- * search by tag, the full text for `search`), so answers are never stale.
+ * search by tag), so answers are never stale.
  */
 export type IndexingMode = 'background' | 'sync' | 'lazy';
 
 export interface HomeIndexOptions {
   mode?: IndexingMode;
-  /**
-   * Where full text is indexed and searched (a SearchWorker in a live vault);
-   * default: a MiniSearch in this thread, run as `mode` says.
-   */
-  search?: SearchBackend;
+  /** The full-text index to keep up to date (one loaded from its file); default: a new, empty one. */
+  fullText?: FullTextIndex;
   /** Time budget of one background slice in ms (default 10). */
   sliceMs?: number;
   /** Background work waits until no write happened for this long, in ms (default 50). */

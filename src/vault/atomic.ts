@@ -125,11 +125,17 @@ export async function writeFileAtomic(absPath: string, bytes: Uint8Array | strin
  * `writeFileAtomic` for content produced a piece at a time (a large cache
  * file written between other work): each chunk is written as it comes.
  */
-export async function writeChunksAtomic(absPath: string, chunks: AsyncIterable<string>, opts: AtomicWriteOptions = {}): Promise<void> {
+export async function writeChunksAtomic(absPath: string, chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>, opts: AtomicWriteOptions = {}): Promise<void> {
   await writeAtomicWith(
     absPath,
     async (fh) => {
-      for await (const chunk of chunks) await fh.write(chunk);
+      for await (const chunk of chunks) {
+        if (typeof chunk === 'string') {
+          await fh.write(chunk);
+          continue;
+        }
+        for (let at = 0; at < chunk.length; ) at += (await fh.write(chunk, at, chunk.length - at)).bytesWritten;
+      }
     },
     opts,
   );

@@ -5,14 +5,15 @@
  *
  * What crosses threads is kept cheap: facts come back as one JSON text per
  * batch in the snapshot's compact encoding (parsing JSON is far faster than
- * structured-cloning many small objects), and with a search feed the notes'
- * search documents (without their text: the search thread reads the files
- * when it indexes them) go from the scan worker straight to the search thread.
+ * structured-cloning many small objects), and with `fullText` each worker
+ * tokenizes its notes itself and sends their postings once, at the end, as
+ * typed arrays (see scan-worker.ts), so the note texts never cross threads.
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import type { MessagePort, Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../core/ts-worker.js';
+import type { PartialIndex } from '../index/fulltext/full-text.js';
 import { decodeFacts } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import type { AnyFacts } from '../index/types.js';
@@ -35,15 +36,21 @@ export interface ScanResult {
   etag: string | null;
   /** null when unreadable or unchanged (`etag` equals `knownEtag`). */
   facts: AnyFacts | null;
-  /** The note text; null when unchanged, or when the scan fed it to the search thread itself. */
+  /** The note text; null when unchanged, or when the worker tokenized it for the full text itself. */
   text: string | null;
-  /** True when the scan sent the note's search document to the search thread itself. */
+  /** True when the worker tokenized the note for the full text (its postings come in the worker's `PartialIndex`). */
   fed: boolean;
 }
 
-export type ScanRequest = { t: 'init'; feed: MessagePort | null } | { t: 'scan'; items: ScanItem[] } | { t: 'finish' };
+export type ScanRequest = { t: 'init'; fullText: boolean } | { t: 'scan'; items: ScanItem[] } | { t: 'finish' };
 
-/** One note scanned: path, ETag, facts (`encodeFacts`), text (absent when fed to search). */
+/** A worker's last message: the full text of the notes it scanned, when asked for. */
+export interface ScanFinished {
+  finished: true;
+  partial: PartialIndex | null;
+}
+
+/** One note scanned: path, ETag, facts (`encodeFacts`), text (absent when tokenized by the worker). */
 export type ScanRow = [string, string | null, unknown[] | null, string | null];
 
 /** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`. */
@@ -65,26 +72,22 @@ function decodeBatch(b: ScanBatch, fed: boolean, onResult: (r: ScanResult) => vo
 
 /**
  * Scan `items` on `threads` workers, calling `onResult` on this thread as
- * results arrive (in no particular order). `openFeed`, when given, makes a
- * search feed port per worker: search documents go there, not to `onResult`.
- * Rejects if a worker fails.
+ * results arrive (in no particular order). With `fullText`, the workers
+ * tokenize the notes they parse and the result is one `PartialIndex` per
+ * worker (empty otherwise). Rejects if a worker fails.
  */
-export async function scanInWorkers(
-  items: ScanItem[],
-  threads: number,
-  onResult: (r: ScanResult) => void,
-  openFeed?: () => MessagePort,
-): Promise<void> {
+export async function scanInWorkers(items: ScanItem[], threads: number, onResult: (r: ScanResult) => void, fullText = false): Promise<PartialIndex[]> {
   let next = 0;
   const workers: Worker[] = [];
-  const post = (w: Worker, m: ScanRequest, transfer: MessagePort[] = []) => w.postMessage(m, transfer);
+  // By worker, so the documents' order (which breaks score ties) does not depend on which worker finished first.
+  const partials: Array<PartialIndex | null> = [];
+  const post = (w: Worker, m: ScanRequest) => w.postMessage(m);
   try {
     await Promise.all(
       Array.from({ length: Math.min(threads, Math.ceil(items.length / BATCH)) }, (_, k) => {
         const w = startTsWorker(new URL('./scan-worker.ts', import.meta.url), null, `quire-scan-${k}`);
         workers.push(w);
-        const feed = openFeed?.() ?? null;
-        post(w, { t: 'init', feed }, feed ? [feed] : []);
+        post(w, { t: 'init', fullText });
         return new Promise<void>((resolve, reject) => {
           let inFlight = 0;
           const feedMore = () => {
@@ -97,11 +100,14 @@ export async function scanInWorkers(
             inFlight++;
             post(w, { t: 'scan', items: batch });
           };
-          w.on('message', (m: ScanBatch | { finished: true }) => {
-            if ('finished' in m) return resolve();
+          w.on('message', (m: ScanBatch | ScanFinished) => {
+            if ('finished' in m) {
+              partials[k] = m.partial;
+              return resolve();
+            }
             inFlight--;
             try {
-              decodeBatch(m, feed !== null, onResult);
+              decodeBatch(m, fullText, onResult);
             } catch (e) {
               reject(e);
               return;
@@ -119,6 +125,7 @@ export async function scanInWorkers(
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
+  return partials.filter((p) => p != null);
 }
 
 /** The same scan in this thread, reading up to `concurrency` files at once. */

@@ -1,26 +1,46 @@
 /**
  * A scan worker thread: reads notes, hashes them and extracts their facts,
- * so that indexing a large Home uses every core. With a search feed, each
- * note's search document (without its text, which the search thread reads
- * from the file when it indexes it) goes straight to the search thread and
- * the main thread gets only facts. Protocol: scan-pool.ts.
+ * so that indexing a large Home uses every core. With `fullText`, it also
+ * tokenizes each note for the full-text index and, when the scan finishes,
+ * sends its documents' postings as one `PartialIndex` (typed arrays,
+ * transferred, not copied) for the main thread to merge. Protocol: scan-pool.ts.
  */
 import fs from 'node:fs';
-import { parentPort, type MessagePort } from 'node:worker_threads';
-import type { FedDoc, FeedMessage } from '../index/search-feed.js';
-import { searchDocOf } from '../index/search.js';
+import { parentPort } from 'node:worker_threads';
+import { fieldsOf } from '../index/fulltext/document.js';
+import type { PartialIndex } from '../index/fulltext/full-text.js';
+import { TermPostings } from '../index/fulltext/postings.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
-import type { ScanBatch, ScanItem, ScanRequest, ScanRow } from './scan-pool.js';
+import type { ScanBatch, ScanFinished, ScanItem, ScanRequest, ScanRow } from './scan-pool.js';
 
 const port = parentPort!;
-let feed: MessagePort | null = null;
+
+/** The full text of the notes this worker scanned, numbered in scan order. */
+class PartialBuilder {
+  private readonly postings = new TermPostings();
+  private readonly paths: string[] = [];
+  private readonly etags: string[] = [];
+  private readonly lengths: number[] = [];
+
+  add(path: string, etag: string, fields: Parameters<TermPostings['add']>[1]): void {
+    const doc = this.paths.length;
+    this.paths.push(path);
+    this.etags.push(etag);
+    this.postings.add(doc, fields, this.lengths, this.lengths.length);
+  }
+
+  build(): PartialIndex {
+    return { paths: this.paths, etags: this.etags, lengths: Int32Array.from(this.lengths), segment: this.postings.toSegment() };
+  }
+}
+
+let fullText: PartialBuilder | null = null;
 
 function scan(items: ScanItem[]): ScanBatch {
   const table = new StringTable();
   const results: ScanRow[] = [];
-  const fed: FedDoc[] = [];
   for (const it of items) {
     let bytes: Buffer;
     try {
@@ -36,27 +56,23 @@ function scan(items: ScanItem[]): ScanBatch {
     }
     const text = bytes.toString('utf8');
     const facts = extractFacts(text, it.rel);
-    if (feed !== null) fed.push({ doc: searchDocOf(it.rel, facts, ''), file: it.abs, bodyStart: facts.frontmatterRange?.end ?? 0, etag });
+    fullText?.add(it.rel, etag, fieldsOf(it.rel, facts, text));
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
-    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table), feed === null ? text : null]);
-  }
-  if (feed !== null && fed.length > 0) {
-    const m: FeedMessage = { t: 'set', docs: fed };
-    feed.postMessage(m);
+    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table), fullText === null ? text : null]);
   }
   return { json: JSON.stringify({ strings: table.takeStrings(), results }) };
 }
 
 port.on('message', (m: ScanRequest) => {
   if (m.t === 'init') {
-    feed = m.feed;
+    fullText = m.fullText ? new PartialBuilder() : null;
   } else if (m.t === 'scan') {
     port.postMessage(scan(m.items));
   } else {
-    const end: FeedMessage = { t: 'end' };
-    feed?.postMessage(end);
-    feed?.close();
-    feed = null;
-    port.postMessage({ finished: true });
+    const partial = fullText?.build() ?? null;
+    fullText = null;
+    const done: ScanFinished = { finished: true, partial };
+    const s = partial?.segment;
+    port.postMessage(done, partial && s ? [partial.lengths.buffer, s.starts.buffer, s.docs.buffer, s.tfs.buffer] as ArrayBuffer[] : []);
   }
 });

@@ -9,8 +9,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
+import { FullTextIndex } from '../index/fulltext/full-text.js';
+import { decodeFullText, encodeFullText } from '../index/fulltext/persist.js';
 import { HomeIndex, type FileStat } from '../index/home-index.js';
-import { SearchWorker } from '../index/search-client.js';
 import { extractFacts } from '../markdown/extract.js';
 import { writeChunksAtomic } from './atomic.js';
 import { etagOf } from './etag.js';
@@ -26,7 +27,7 @@ export interface VaultProgress {
 
 export interface VaultOptions {
   root: string;
-  /** Where the index snapshot is kept between runs (the search index beside it, `<cacheFile>.search`); null for none. */
+  /** Where the index snapshot is kept between runs (the full-text index beside it, `<cacheFile>.search`); null for none. */
   cacheFile: string | null;
   /** Follow edits by other programs (default true). */
   watch?: boolean;
@@ -121,14 +122,12 @@ export class Vault {
   private cacheTimer: NodeJS.Timeout | null = null;
   private dirty = false;
   private saving: Promise<void> | null = null;
-  private readonly search: SearchWorker;
   private readonly listeners = new Set<(change: VaultChange) => void>();
 
   constructor(private readonly opts: VaultOptions) {
     this.root = path.resolve(opts.root);
     this.home = new Home(this.root);
     this.home.onWritten((e) => this.onOwnChange(e));
-    this.search = new SearchWorker((e) => this.report(e));
     this.ready = this.open();
     this.ready.catch((e) => this.report(e));
   }
@@ -175,13 +174,10 @@ export class Vault {
         onError: (e) => this.report(e),
       });
     }
-    const searchFile = this.opts.cacheFile !== null ? this.opts.cacheFile + '.search' : null;
-    // The search thread loads its own file meanwhile; documents sent below apply on top of it.
-    const searchLoaded = searchFile !== null ? this.search.load(searchFile) : Promise.resolve(false);
-    // Full text is indexed once the scan is done: until then the scan has the cores (searches wait meanwhile).
-    this.search.defer(true);
-    const cached = await this.loadSnapshot();
-    const index = cached ?? new HomeIndex({ search: this.search });
+    const [cached, fullText] = await Promise.all([this.loadSnapshot(), this.loadFullText()]);
+    // Notes whose full text is missing from its file (or the whole file) are read again below.
+    const opts = { fullText: fullText ?? new FullTextIndex() };
+    const index = (cached !== null ? this.fromSnapshot(cached, opts) : null) ?? new HomeIndex(opts);
     const found = await walk(this.root);
     this.progress = { done: 0, total: found.length };
     const seen = new Set<string>();
@@ -189,7 +185,7 @@ export class Vault {
     for (const f of found) {
       seen.add(f.rel);
       const before = index.statOf(f.rel);
-      if (before && before.size === f.size && before.mtimeMs === f.mtimeMs) {
+      if (before && before.size === f.size && before.mtimeMs === f.mtimeMs && index.fullText.etagOf(f.rel) === (index.noteByPath(f.rel) ? before.etag : undefined)) {
         this.progress.done++;
       } else if (isNotePath(f.rel)) {
         toRead.set(f.rel, f);
@@ -224,14 +220,13 @@ export class Vault {
     };
     const items: ScanItem[] = [...toRead.values()].map((f) => {
       const before = index.statOf(f.rel);
-      return { rel: f.rel, abs: f.abs, knownEtag: before && index.noteByPath(f.rel) ? before.etag : null };
+      // Known bytes skip fact extraction, unless the full text lacks them (then the text is needed).
+      const known = before && index.noteByPath(f.rel) && index.fullText.etagOf(f.rel) === before.etag ? before.etag : null;
+      return { rel: f.rel, abs: f.abs, knownEtag: known };
     });
     const threads = this.opts.scanThreads ?? scanThreads();
     if (items.length >= PARALLEL_MIN && threads > 1) {
-      await scanInWorkers(items, threads, take, () => this.search.openFeed()).catch((e: unknown) => {
-        this.search.abandonFeeds();
-        throw e;
-      });
+      index.fullText.addPartials(await scanInWorkers(items, threads, take, true));
     } else {
       await scanInline(items, READ_CONCURRENCY, take);
     }
@@ -241,44 +236,21 @@ export class Vault {
         this.dirty = true;
       }
     }
+    // Documents of a full-text file whose notes are gone (or were never in the snapshot).
+    for (const p of index.fullText.indexed().keys()) {
+      if (index.noteByPath(p) === undefined) {
+        index.fullText.delete(p);
+        this.dirty = true;
+      }
+    }
     if (this.watcher) await this.watcher.ready;
     this.index_ = index;
     this.state = 'ready';
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
-    this.search.defer(false);
-    this.search.hold(this.catchUpSearch(index, searchLoaded));
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
     this.stats = { notes: index.noteCount, files: index.fileCount, parsed, ms: Math.round(performance.now() - started) };
     return this.stats;
-  }
-
-  /**
-   * Bring the search engine in step with the index: notes it holds at
-   * another ETag (or not at all: a lost or stale search file) get their text
-   * sent again, documents of notes that are gone are dropped. Searches wait
-   * for this; everything else is answered meanwhile.
-   */
-  private async catchUpSearch(index: HomeIndex, loaded: Promise<boolean>): Promise<void> {
-    await loaded.catch(() => false);
-    const indexed = await this.search.indexed();
-    let sent = 0;
-    for (const note of [...index.notes()]) {
-      if (indexed.get(note.path) === note.etag) continue;
-      let bytes: Buffer;
-      try {
-        bytes = await fs.promises.readFile(path.join(this.root, note.path));
-      } catch {
-        continue; // gone: the watcher reports it
-      }
-      const current = index.noteByPath(note.path);
-      // Edited since it was indexed: the watcher re-indexes it, text and all.
-      if (current === undefined || etagOf(bytes) !== current.etag) continue;
-      index.upsertNote(note.path, current.facts, index.statOf(note.path)!, bytes.toString('utf8'));
-      sent++;
-    }
-    for (const p of indexed.keys()) if (index.noteByPath(p) === undefined) this.search.delete(p);
-    if (sent > 0) this.dirty = true;
   }
 
   private async onBatch(changes: WatchChange[]): Promise<void> {
@@ -406,13 +378,27 @@ export class Vault {
     this.cacheTimer.unref();
   }
 
-  private async loadSnapshot(): Promise<HomeIndex | null> {
+  /** The snapshot's text; null when there is none (a cache file that cannot be used is rebuilt from the files, which are the truth). */
+  private async loadSnapshot(): Promise<string | null> {
+    if (!this.opts.cacheFile) return null;
+    return fs.promises.readFile(this.opts.cacheFile, 'utf8').catch(() => null);
+  }
+
+  /** The index in `text`; null when it is from another version or malformed (then the files are read again, as they are the truth). */
+  private fromSnapshot(text: string, opts: { fullText: FullTextIndex }): HomeIndex | null {
+    try {
+      return HomeIndex.fromSnapshot(text, opts);
+    } catch {
+      return null;
+    }
+  }
+
+  /** The full-text index saved beside the snapshot; null when there is none this build can read. */
+  private async loadFullText(): Promise<FullTextIndex | null> {
     if (!this.opts.cacheFile) return null;
     try {
-      const raw = await fs.promises.readFile(this.opts.cacheFile, 'utf8');
-      return HomeIndex.fromSnapshot(raw, { search: this.search });
+      return FullTextIndex.fromState(decodeFullText(await fs.promises.readFile(this.opts.cacheFile + '.search')));
     } catch {
-      // No cache, or one from another version: rebuild from the files, which are the truth.
       return null;
     }
   }
@@ -425,7 +411,7 @@ export class Vault {
       const file = this.opts.cacheFile;
       await Promise.all([
         writeChunksAtomic(file, inSlices(this.index_.snapshotLines()), { label: 'index cache' }),
-        this.search.save(file + '.search'),
+        writeChunksAtomic(file + '.search', encodeFullText(this.index_.fullText.state()), { label: 'full-text index cache' }),
       ]);
     };
     const next = (this.saving ?? Promise.resolve()).then(run);
@@ -440,7 +426,6 @@ export class Vault {
     this.cacheTimer = null;
     await this.watcher?.close();
     await this.saveSnapshot().catch((e) => this.report(e));
-    await this.search.close();
     this.state = 'closed';
   }
 }

@@ -96,15 +96,9 @@ async function main() {
   const unresolvedCount = idx.unresolved().length; // resolves every pending link
   const tLinks = performance.now() - t0;
   const cLinks = cpuNow() - c0;
-  t0 = performance.now();
-  c0 = cpuNow();
-  idx.flushSearch();
-  const tSearch = performance.now() - t0;
-  const cSearch = cpuNow() - c0;
   console.log(
-    `index ${N} notes from facts: upserts ${ms(tIndex)} (cpu ${ms(cIndex)}) + link resolution ${ms(tLinks)} (cpu ${ms(cLinks)}) = ${ms(tIndex + tLinks)} (${unresolvedCount} unresolved)`,
+    `index ${N} notes from facts: upserts with full text ${ms(tIndex)} (cpu ${ms(cIndex)}) + link resolution ${ms(tLinks)} (cpu ${ms(cLinks)}) = ${ms(tIndex + tLinks)} (${unresolvedCount} unresolved)`,
   );
-  console.log(`full-text catch-up (MiniSearch, background in production): ${ms(tSearch)} (cpu ${ms(cSearch)})`);
 
   // Memory: drop the texts and our facts array (the index keeps its own references).
   vault = null;
@@ -113,7 +107,7 @@ async function main() {
   gc();
   const mu = process.memoryUsage();
   console.log(
-    `memory after indexing (texts dropped): heap used ${mb(mu.heapUsed)}, of which the index ≈ ${mb(mu.heapUsed - heap0)} (facts + structures + MiniSearch); RSS ${mb(mu.rss)}`,
+    `memory after indexing (texts dropped): heap used ${mb(mu.heapUsed)}, of which the index ≈ ${mb(mu.heapUsed - heap0)} (facts + structures + full text); RSS ${mb(mu.rss)}`,
   );
 
   // Queries on the 10k index.
@@ -147,11 +141,8 @@ async function main() {
   t0 = performance.now();
   back.unresolved();
   const tBackLinks = performance.now() - t0;
-  t0 = performance.now();
-  back.flushSearch();
-  const tLoad = performance.now() - t0;
   console.log(
-    `snapshot: toSnapshot ${ms(tTo)}, stringify ${ms(tStr)} (${mb(json.length)}), parse ${ms(tParse)}, fromSnapshot ${ms(tFrom)} (cpu ${ms(cFrom)}) + link resolution ${ms(tBackLinks)}, MiniSearch load (deferred) ${ms(tLoad)}`,
+    `snapshot: toSnapshot ${ms(tTo)}, stringify ${ms(tStr)} (${mb(json.length)}), parse ${ms(tParse)}, fromSnapshot ${ms(tFrom)} (cpu ${ms(cFrom)}) + link resolution ${ms(tBackLinks)}`,
   );
   idx = null;
 

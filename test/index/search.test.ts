@@ -1,13 +1,5 @@
-import fs from 'node:fs';
-import { join } from 'node:path';
-import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex } from '../../src/index/home-index.js';
-import { addDocument, MINISEARCH_OPTIONS, SearchIndex, searchDocOf, type SearchDoc } from '../../src/index/search.js';
-import { extractFacts } from '../../src/markdown/extract.js';
-import { etagOf } from '../../src/vault/etag.js';
-import { tempDir } from '../helpers/instance.js';
-import { generateNote, generateVault } from '../../src/markdown/generate.js';
 import { addNote, homeWith } from './helpers.js';
 
 describe('search', () => {
@@ -77,78 +69,17 @@ describe('search', () => {
     expect((await idx.search('visible'))[0]).toMatchObject({ path: 'a.md', title: 'a' });
   });
 
-  it('background mode catches up by itself; searches never see stale state', async () => {
-    const idx = new HomeIndex({ mode: 'background', sliceMs: 1 });
-    for (let i = 0; i < 200; i++) addNote(idx, `n/${i}.md`, `note ${i} word${i % 7}`);
-    expect(idx.pendingWork().search).toBe(200);
-    // Nothing runs while writes keep coming; then it catches up in slices (allow a slow, busy machine).
-    for (let i = 0; i < 500 && idx.pendingWork().search > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(await idx.searchStatus()).toEqual({ pending: 0, documents: 200 });
-    expect(idx.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0, search: 0 });
+  it('indexes each change at once: a search right after an upsert or remove sees it', async () => {
+    const idx = new HomeIndex({ mode: 'background' });
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma'];
+    for (let i = 0; i < 200; i++) addNote(idx, `n/${i}.md`, `note ${i} ${words[i % 7]}`);
+    expect(idx.searchStatus()).toEqual({ documents: 200 });
+    expect((await idx.search('kappa', { limit: 100 })).length).toBe(28);
     addNote(idx, 'n/new.md', 'brandnew');
     expect((await idx.search('brandnew')).map((h) => h.path)).toEqual(['n/new.md']);
-  });
-
-  it('the fast add builds exactly the index MiniSearch#add builds', async () => {
-    const docs: SearchDoc[] = [];
-    for (let i = 0; i < 60; i++) {
-      const text = generateNote(7, i);
-      docs.push({ path: `p${i}.md`, title: `T${i} ${text.slice(0, 20)}`, body: text, tags: 'a b/c', aliases: i % 3 ? '' : 'Alias Ünïcode' });
-    }
-    const stock = new MiniSearch(MINISEARCH_OPTIONS);
-    const fast = new MiniSearch(MINISEARCH_OPTIONS);
-    const cache = new Map();
-    for (const d of docs) {
-      stock.add(d);
-      addDocument(fast, d, cache);
-    }
-    expect(JSON.stringify(fast)).toBe(JSON.stringify(stock));
-    // Discards and re-adds (no cache once documents were discarded).
-    for (const i of [3, 10, 11]) {
-      stock.discard(docs[i]!.path);
-      fast.discard(docs[i]!.path);
-      stock.add({ ...docs[i]!, body: 'replaced body' });
-      addDocument(fast, { ...docs[i]!, body: 'replaced body' }, null);
-    }
-    expect(JSON.stringify(fast)).toBe(JSON.stringify(stock));
-    expect(fast.search('replaced')).toEqual(stock.search('replaced'));
-    expect(() => addDocument(fast, docs[0]!, null)).toThrow(/duplicate/);
-  });
-});
-
-describe('documents whose body is in a file', () => {
-  it('are read when applied, body from bodyStart, exactly as the same documents given as text', () => {
-    const dir = tempDir();
-    const notes = generateVault(21, 60).map(({ path, text }) => ({ path, text: path.endsWith('7.md') ? '\uFEFF' + text : text }));
-    const asText = new SearchIndex(false);
-    const fromFiles = new SearchIndex(false);
-    for (const [i, { path, text }] of notes.entries()) {
-      const facts = extractFacts(text, path);
-      const file = join(dir, `n${i}.md`);
-      fs.writeFileSync(file, text);
-      asText.set(searchDocOf(path, facts, text), etagOf(Buffer.from(text)));
-      fromFiles.setFile(searchDocOf(path, facts, ''), file, facts.frontmatterRange?.end ?? 0, etagOf(Buffer.from(text)));
-    }
-    expect(fromFiles.statusNow()).toEqual({ pending: notes.length, documents: 0 });
-    for (const q of ['note', 'project', 'tasks', 'title', 'garden']) {
-      expect(fromFiles.queryNow({ q, combineWith: 'OR', limit: 100 })).toEqual(asText.queryNow({ q, combineWith: 'OR', limit: 100 }));
-    }
-    expect(fromFiles.statusNow()).toEqual({ pending: 0, documents: notes.length });
-  });
-
-  it('records the ETag of the bytes indexed when the file changed meanwhile, and drops a note whose file is gone', async () => {
-    const dir = tempDir();
-    const idx = new SearchIndex(false);
-    const doc = (p: string): SearchDoc => ({ path: p, title: p, body: '', tags: '', aliases: '' });
-    fs.writeFileSync(join(dir, 'a.md'), 'curlew');
-    fs.writeFileSync(join(dir, 'b.md'), 'whimbrel');
-    idx.setFile(doc('a.md'), join(dir, 'a.md'), 0, etagOf(Buffer.from('curlew')));
-    idx.setFile(doc('b.md'), join(dir, 'b.md'), 0, etagOf(Buffer.from('whimbrel')));
-    fs.writeFileSync(join(dir, 'a.md'), 'curlew and godwit');
-    fs.rmSync(join(dir, 'b.md'));
-    expect(idx.queryNow({ q: 'godwit', combineWith: 'AND', limit: 5 }).map((h) => h.path)).toEqual(['a.md']);
-    expect(idx.queryNow({ q: 'whimbrel', combineWith: 'AND', limit: 5 })).toEqual([]);
-    expect(await idx.indexed()).toEqual(new Map([['a.md', etagOf(Buffer.from('curlew and godwit'))]]));
+    idx.remove('n/new.md');
+    expect(await idx.search('brandnew')).toEqual([]);
+    expect(idx.searchStatus()).toEqual({ documents: 200 });
   });
 });
 

@@ -80,7 +80,7 @@ describe('indexing a Home', () => {
     await rebuilt.close();
   });
 
-  it('search after a restart: the saved search index catches up with edits made while stopped, and rebuilds when lost', async () => {
+  it('search after a restart: the saved full-text index catches up with edits made while stopped, and rebuilds when lost', async () => {
     const root = tempDir();
     fillHome(root, 120);
     fs.writeFileSync(path.join(root, 'gen', 'Kept.md'), 'albatross stays here\n');
@@ -105,10 +105,10 @@ describe('indexing a Home', () => {
     expect((await warm.index.searchStatus()).documents).toBe(122);
     await warm.close();
 
-    // A lost search index (facts snapshot still there): every note's text is read again for search.
+    // A lost full-text file (facts snapshot still there): every note is read and parsed again.
     fs.rmSync(cacheFile + '.search');
     const lost = new Vault({ root, cacheFile, watch: false });
-    expect((await lost.ready).parsed).toBe(0);
+    expect((await lost.ready).parsed).toBe(122);
     expect(await paths(lost, 'albatross')).toEqual(['gen/Kept.md']);
     expect((await lost.index.searchStatus()).documents).toBe(122);
     await lost.close();
@@ -121,12 +121,12 @@ describe('indexing a Home', () => {
     await corrupt.close();
   });
 
-  it('the search thread, fed by scan workers, answers exactly what the in-thread engine answers', async () => {
+  it('the full text tokenized by scan workers answers what an index fed note by note answers', async () => {
     const root = tempDir();
     fillHome(root, 700); // enough notes to read for the scan to use worker threads
     const vault = new Vault({ root, cacheFile: null, watch: false, scanThreads: 2 });
     expect((await vault.ready).parsed).toBe(700);
-    // Documents arrive in another order, so scores may differ in the last bits and ties may swap.
+    // Documents come in another order, so scores may differ in the last bits and ties may swap.
     const comparable = (hits: SearchHit[]) =>
       hits.map((h) => ({ ...h, score: Math.round(h.score * 1e9) / 1e9 })).sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
     const inline = new HomeIndex({ mode: 'sync' });
