@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
 import { openScope } from './access.js';
 import { deleteFile, listFolder, readFile, writeFile } from './files.js';
+import { searchReply } from './note-list.js';
 import { deleteNote, searchNotes, updateNote } from './notes.js';
 
 const AREA = 'Notes, links and canvas';
@@ -85,7 +86,7 @@ export const extensionActions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { query }) => searchNotes(await openScope(ctx), query),
+    handler: async (ctx, { query }) => searchReply(await searchNotes(await openScope(ctx), query)),
   }),
   defineAction({
     ...base,

@@ -1,5 +1,5 @@
 /**
- * Lists of note records (`by_tag`, `notes_list`) and their JSON text.
+ * Lists of note records (`by_tag`, `notes_list`, search) and their JSON text.
  *
  * A tag on 650 notes answers 240 KB of JSON. `JSON.stringify` of it took
  * over 1 ms of the main thread per request, and the text (a two-byte string
@@ -10,7 +10,7 @@
  */
 import { reply, type Reply } from '../actions/reply.js';
 import type { NoteEntry } from '../index/home-index.js';
-import { noteRecord } from './notes.js';
+import { noteRecord, type SearchResult } from './notes.js';
 
 /** A page of notes, before they become records. */
 export interface NotePage {
@@ -54,15 +54,31 @@ const COMMA = Buffer.from(',');
 
 /** The list as a reply whose JSON text is joined from cached record texts. */
 export function noteListReply(page: NotePage): Reply {
-  return reply(noteList(page), {
-    json: () => {
-      const parts: Buffer[] = [OPEN];
-      page.entries.forEach((n, i) => {
-        if (i > 0) parts.push(COMMA);
-        parts.push(noteRecordJson(n));
-      });
-      parts.push(Buffer.from(`],"next_cursor":${JSON.stringify(page.next_cursor)}}`));
-      return Buffer.concat(parts);
-    },
+  return reply(noteList(page), { json: () => joinRecords(page.entries, page.next_cursor) });
+}
+
+/**
+ * `{ items, next_cursor }` as UTF-8 JSON from each entry's cached record,
+ * with `extra(i)` (a JSON text of further members, such as `"score":1`)
+ * added to the i-th record when given.
+ */
+function joinRecords(entries: readonly NoteEntry[], nextCursor: string | null, extra?: (i: number) => string): Buffer {
+  const parts: Buffer[] = [OPEN];
+  entries.forEach((n, i) => {
+    if (i > 0) parts.push(COMMA);
+    const record = noteRecordJson(n);
+    if (extra === undefined) parts.push(record);
+    else parts.push(record.subarray(0, record.length - 1), Buffer.from(`,${extra(i)}}`));
   });
+  parts.push(Buffer.from(`],"next_cursor":${JSON.stringify(nextCursor)}}`));
+  return Buffer.concat(parts);
+}
+
+/** A search answer: note records with their `score` and matched `terms`. */
+export function searchReply(hits: readonly SearchResult[]): Reply {
+  const items = hits.map((h) => Object.assign(noteRecord(h.entry), { score: h.score, terms: h.terms }));
+  return reply(
+    { items, next_cursor: null },
+    { json: () => joinRecords(hits.map((h) => h.entry), null, (i) => `"score":${JSON.stringify(hits[i]!.score)},"terms":${JSON.stringify(hits[i]!.terms)}`) },
+  );
 }

@@ -296,7 +296,8 @@ export function notesByTag(scope: Scope, tag: string): NotePage {
   return { entries, next_cursor: null };
 }
 
-export async function searchNotes(scope: Scope, q: { q: string; limit?: number; path?: string; tag?: string }) {
+/** Search hits the caller may see, best first, with their note entries. */
+export async function searchNotes(scope: Scope, q: { q: string; limit?: number; path?: string; tag?: string }): Promise<SearchResult[]> {
   const query = q.q.trim();
   if (!query) throw errors.badRequest('q must not be blank', { field: 'query.q' });
   const hits = await scope.index.search(query, {
@@ -304,12 +305,13 @@ export async function searchNotes(scope: Scope, q: { q: string; limit?: number; 
     pathPrefix: q.path ?? scope.prefix ?? undefined,
     tag: q.tag,
   });
-  return {
-    items: hits
-      .filter((h) => visible(scope, h.path))
-      .map((h) => ({ ...noteRecord(scope.index.noteByPath(h.path)!), score: h.score, terms: h.terms })),
-    next_cursor: null,
-  };
+  return hits.filter((h) => visible(scope, h.path)).map((h) => ({ entry: scope.index.noteByPath(h.path)!, score: h.score, terms: h.terms }));
+}
+
+export interface SearchResult {
+  entry: NoteEntry;
+  score: number;
+  terms: string[];
 }
 
 /** A Note about a Home file: frontmatter `linked_file` names it, the body embeds it. */

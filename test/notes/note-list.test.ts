@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toOutcome } from '../../src/actions/reply.js';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { noteList, noteListReply, noteRecordJson } from '../../src/notes/note-list.js';
+import { noteList, noteListReply, noteRecordJson, searchReply } from '../../src/notes/note-list.js';
 import { noteRecord } from '../../src/notes/notes.js';
 import { homeWith, stat } from '../index/helpers.js';
 
@@ -19,6 +19,16 @@ describe('note lists as JSON text', () => {
     expect(out.body).toEqual(noteList(page));
     expect(out.json!().toString('utf8')).toBe(JSON.stringify(out.body));
     expect(toOutcome(noteListReply({ entries: [], next_cursor: null })).json!().toString()).toBe('{"items":[],"next_cursor":null}');
+  });
+
+  it('search answers too: records with score and terms, exactly as JSON.stringify writes them', async () => {
+    const idx = homeWith(texts);
+    const hits = (await idx.search('alpha beta quoted', { combineWith: 'OR' })).map((h) => ({ entry: idx.noteByPath(h.path)!, score: h.score, terms: h.terms }));
+    expect(hits.length).toBe(2);
+    const out = toOutcome(searchReply(hits));
+    expect((out.body as { items: Array<{ score: number }> }).items[0]).toMatchObject({ ...noteRecord(hits[0]!.entry), score: hits[0]!.score, terms: hits[0]!.terms });
+    expect(out.json!().toString('utf8')).toBe(JSON.stringify(out.body));
+    expect(toOutcome(searchReply([])).json!().toString()).toBe('{"items":[],"next_cursor":null}');
   });
 
   it('follows a record through a re-stamp and an id handed to another note', () => {

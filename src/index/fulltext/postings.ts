@@ -3,8 +3,9 @@
  *
  * `TermPostings` is the mutable form: term → a flat number array of
  * `(doc·4 + field, tf)` pairs, documents added in ascending order. Adding a
- * document costs one Map lookup per token: a token repeating the last pair's
- * document and field bumps its tf in place. Scan workers fill one per
+ * document costs one Map lookup per distinct word of each field (the
+ * tokenizer counts repeats): a term whose last pair is this document and
+ * field has its tf raised in place. Scan workers fill one per
  * thread, and the live index keeps one for documents changed since its last
  * merge (its "delta").
  *
@@ -16,7 +17,7 @@
  * change by merging (`mergeSegments`), which drops removed documents and
  * renumbers the rest without changing their order.
  */
-import { tokenizeInto } from './tokenize.js';
+import { tokenizeCounted } from './tokenize.js';
 
 /** Searchable fields, in field-id order (FIELD_COUNT of them). */
 export const FIELDS = ['title', 'body', 'tags', 'aliases'] as const;
@@ -50,8 +51,9 @@ export class TermPostings {
   readonly map = new Map<string, number[]>();
   private lastDoc = -1;
   private postingCount = 0;
-  /** Reused term buffer (tokenizing a field appends to it). */
+  /** Reused buffers of one field's terms and their counts (see `tokenizeCounted`). */
   private readonly scratch: string[] = [];
+  private readonly scratchCounts: number[] = [];
 
   /** Pairs held (a measure of how much a merge would move). */
   get size(): number {
@@ -60,27 +62,31 @@ export class TermPostings {
 
   /**
    * Tokenize and add the fields of document `doc`, which must be greater than
-   * every document added before. Returns the field lengths (see tokenize.ts).
+   * every document added before; its field lengths (see tokenize.ts) go to
+   * `lengths[at…at+3]`.
    */
   add(doc: number, fields: FieldTexts, lengths: Int32Array | number[], at = 0): void {
     if (doc <= this.lastDoc) throw new Error(`TermPostings: document ${doc} added after ${this.lastDoc}`);
     this.lastDoc = doc;
     const map = this.map;
     const terms = this.scratch;
+    const counts = this.scratchCounts;
     for (let f = 0; f < FIELD_COUNT; f++) {
       terms.length = 0;
-      lengths[at + f] = tokenizeInto(fields[f]!, terms);
+      counts.length = 0;
+      lengths[at + f] = tokenizeCounted(fields[f]!, terms, counts);
       const key = (doc << FIELD_BITS) | f;
       for (let i = 0; i < terms.length; i++) {
         const term = terms[i]!;
+        const n = counts[i]!;
         const list = map.get(term);
         if (list === undefined) {
-          map.set(term, [key, 1]);
+          map.set(term, [key, n]);
           this.postingCount++;
         } else if (list[list.length - 2] === key) {
-          list[list.length - 1]!++;
+          list[list.length - 1]! += n;
         } else {
-          list.push(key, 1);
+          list.push(key, n);
           this.postingCount++;
         }
       }

@@ -112,6 +112,9 @@ export class QueryExecutor {
   private specMask = new Uint32Array(0);
   private termMask = new Uint32Array(0);
   private order = new Int32Array(0);
+  /** Documents a query touched, and those one query word touched, in order: each document at most once. */
+  private touched = new Int32Array(0);
+  private specTouched = new Int32Array(0);
   private mark = 0;
   /** Expansions by query word and rules: fuzzy matching walks much of the dictionary, and people repeat their searches. */
   private readonly expansionCache = new Map<string, Expansion[]>();
@@ -137,6 +140,8 @@ export class QueryExecutor {
     this.specMask = new Uint32Array(cap);
     this.termMask = new Uint32Array(cap);
     this.order = new Int32Array(cap);
+    this.touched = new Int32Array(cap);
+    this.specTouched = new Int32Array(cap);
     this.mark = 0;
     this.capacity = cap;
   }
@@ -147,42 +152,45 @@ export class QueryExecutor {
     if (terms.length === 0) return [];
     this.ensureCapacity(this.src.docLimit());
     const specs = this.specs(terms);
-    const touched: number[] = [];
     if (specs.length === 1) {
       // One word (the common case): its scores are final (quality 1), in MiniSearch's order.
-      this.scoreSpec(specs[0]!, this.nextMark(), touched);
-      const best = this.selectBest(touched, this.specScore, 0, true, opts);
+      const n = this.scoreSpec(specs[0]!, this.nextMark(), this.touched);
+      const best = this.selectBest(this.touched, n, this.specScore, 0, true, opts);
       return best.map(([doc, score]) => this.describe(doc, score, specs, terms, 1));
     }
+    const { touched, specTouched, total, specScore, specMask, termMask, order } = this;
+    let n = 0;
     let seq = 0;
     const and = opts.combineWith === 'AND';
-    const specTouched: number[] = [];
     for (let s = 0; s < specs.length; s++) {
-      specTouched.length = 0;
-      this.scoreSpec(specs[s]!, this.nextMark(), specTouched);
+      const m = this.scoreSpec(specs[s]!, this.nextMark(), specTouched);
       const bit = 1 << s;
       const termBit = 1 << specs[s]!.distinct;
-      for (const doc of specTouched) {
-        if (this.specMask[doc] === 0) {
-          this.total[doc] = this.specScore[doc]!;
-          this.order[doc] = seq++;
-          touched.push(doc);
+      for (let i = 0; i < m; i++) {
+        const doc = specTouched[i]!;
+        if (specMask[doc] === 0) {
+          total[doc] = specScore[doc]!;
+          order[doc] = seq++;
+          touched[n++] = doc;
         } else {
-          this.total[doc] = this.total[doc]! + this.specScore[doc]!;
+          total[doc] = total[doc]! + specScore[doc]!;
           // AND keeps the order of the last query word's matches (MiniSearch's combined map).
-          if (and) this.order[doc] = seq++;
+          if (and) order[doc] = seq++;
         }
-        this.specMask[doc]! |= bit;
-        this.termMask[doc]! |= termBit;
+        specMask[doc]! |= bit;
+        termMask[doc]! |= termBit;
       }
     }
     // MiniSearch's final score: the sum times the number of distinct query words matched.
-    for (const doc of touched) this.total[doc] = this.total[doc]! * popcount(this.termMask[doc]!);
-    const best = this.selectBest(touched, this.total, and ? 2 ** specs.length - 1 : 0, !and, opts);
-    const hits = best.map(([doc, score]) => this.describe(doc, score, specs, terms, this.specMask[doc]!));
-    for (const doc of touched) {
-      this.specMask[doc] = 0;
-      this.termMask[doc] = 0;
+    for (let i = 0; i < n; i++) {
+      const doc = touched[i]!;
+      total[doc] = total[doc]! * popcount(termMask[doc]!);
+    }
+    const best = this.selectBest(touched, n, total, and ? 2 ** specs.length - 1 : 0, !and, opts);
+    const hits = best.map(([doc, score]) => this.describe(doc, score, specs, terms, specMask[doc]!));
+    for (let i = 0; i < n; i++) {
+      specMask[touched[i]!] = 0;
+      termMask[touched[i]!] = 0;
     }
     return hits;
   }
@@ -240,9 +248,10 @@ export class QueryExecutor {
     return expansions;
   }
 
-  /** Adds one query word's BM25+ scores into `specScore`, listing each document once in `touched`. */
-  private scoreSpec(spec: Spec, mark: number, touched: number[]): void {
+  /** Adds one query word's BM25+ scores into `specScore`, listing each document once in `touched`; how many it listed. */
+  private scoreSpec(spec: Spec, mark: number, touched: Int32Array): number {
     const { specScore, specMark } = this;
+    let n = 0;
     const documentCount = this.src.documentCount();
     for (const { weight, ref } of spec.expansions) {
       for (let f = 0; f < FIELD_COUNT; f++) {
@@ -258,11 +267,12 @@ export class QueryExecutor {
           else {
             specMark[doc] = mark;
             specScore[doc] = weighted;
-            touched.push(doc);
+            touched[n++] = doc;
           }
         }
       }
     }
+    return n;
   }
 
   private compiled(ref: TermRef, field: number): CompiledPostings {
@@ -288,36 +298,45 @@ export class QueryExecutor {
   }
 
   /**
-   * The best `limit` documents of `touched` by `scores`, ties in MiniSearch's
+   * The best `limit` of the first `n` documents of `touched` by `scores`, ties in MiniSearch's
    * order (`inOrder`: `touched` is in that order, so a tie never beats a
    * document already kept; else `order` says), as [doc, score] pairs.
    * `required`: the spec mask AND needs (0: none).
    */
-  private selectBest(touched: number[], scores: Float64Array, required: number, inOrder: boolean, opts: ExecuteOptions): Array<[number, number]> {
+  private selectBest(touched: Int32Array, n: number, scores: Float64Array, required: number, inOrder: boolean, opts: ExecuteOptions): Array<[number, number]> {
     const { specMask, order } = this;
-    const best: Array<[number, number]> = [];
-    const limit = opts.limit;
-    if (limit <= 0) return best;
+    const limit = Math.min(opts.limit, n);
+    if (limit <= 0) return [];
+    // The kept documents, best first, in two arrays (no pair objects while most candidates are rejected).
+    const bestDoc = new Int32Array(limit);
+    const bestScore = new Float64Array(limit);
+    let kept = 0;
     let worst = -Infinity;
-    for (const doc of touched) {
+    for (let t = 0; t < n; t++) {
+      const doc = touched[t]!;
       const score = scores[doc]!;
-      if (best.length === limit) {
+      if (kept === limit) {
         if (score < worst) continue;
-        if (score === worst && (inOrder || order[doc]! > order[best[limit - 1]![0]]!)) continue;
+        if (score === worst && (inOrder || order[doc]! > order[bestDoc[limit - 1]!]!)) continue;
       }
       if (required !== 0 && specMask[doc] !== required) continue;
       if (opts.accept !== undefined && !opts.accept(this.src.pathOf(doc))) continue;
-      let i = best.length;
+      let i = kept === limit ? limit - 1 : kept++;
       while (i > 0) {
-        const [d, sc] = best[i - 1]!;
-        if (score > sc || (score === sc && !inOrder && order[doc]! < order[d]!)) i--;
-        else break;
+        const sc = bestScore[i - 1]!;
+        if (score > sc || (score === sc && !inOrder && order[doc]! < order[bestDoc[i - 1]!]!)) {
+          bestDoc[i] = bestDoc[i - 1]!;
+          bestScore[i] = sc;
+          i--;
+        } else break;
       }
-      best.splice(i, 0, [doc, score]);
-      if (best.length > limit) best.pop();
-      worst = best.length === limit ? best[limit - 1]![1] : -Infinity;
+      bestDoc[i] = doc;
+      bestScore[i] = score;
+      if (kept === limit) worst = bestScore[limit - 1]!;
     }
-    return best;
+    const out: Array<[number, number]> = [];
+    for (let i = 0; i < kept; i++) out.push([bestDoc[i]!, bestScore[i]!]);
+    return out;
   }
 
   /** The hit record of one document: its score, the terms it matched and in which fields (`matched`: mask of the specs it matched). */

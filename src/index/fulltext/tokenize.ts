@@ -100,6 +100,8 @@ const cacheRaw: string[] = new Array<string>(CACHE_SIZE).fill('');
 const cacheTerm: string[] = new Array<string>(CACHE_SIZE).fill('');
 /** The call (`call`) that last met each entry's token, to count distinct tokens without a set. */
 const cacheCall = new Int32Array(CACHE_SIZE);
+/** Where, in a counting call (`tokenizeCounted`), each entry met in it has its count. */
+const cacheSlot = new Int32Array(CACHE_SIZE);
 let call = 0;
 
 /**
@@ -119,6 +121,21 @@ const FNV_PRIME = 0x01000193;
  * "Note note" has length 2 and "a," has length 2.
  */
 export function tokenizeInto(text: string, out: string[]): number {
+  return tokenize(text, out, null);
+}
+
+/**
+ * `tokenizeInto`, counted: each term once with its number of occurrences
+ * in `counts`, in order of first occurrence, except that a term may come
+ * more than once (from different spellings, such as `Note` and `note`, or
+ * when the cache could not keep it): the caller adds the counts up. What an
+ * index needs, at a fraction of the cost of counting every token itself.
+ */
+export function tokenizeCounted(text: string, terms: string[], counts: number[]): number {
+  return tokenize(text, terms, counts);
+}
+
+function tokenize(text: string, out: string[], counts: number[] | null): number {
   if (++call === 0x7fffffff) {
     call = 1;
     cacheCall.fill(0);
@@ -180,8 +197,16 @@ export function tokenizeInto(text: string, out: string[]): number {
           if (cacheCall[e] !== call) {
             cacheCall[e] = call;
             distinct++;
+            if (counts !== null) {
+              cacheSlot[e] = counts.length;
+              counts.push(1);
+            }
+            out.push(cacheTerm[e]!);
+          } else if (counts !== null) {
+            counts[cacheSlot[e]!]!++;
+          } else {
+            out.push(cacheTerm[e]!);
           }
-          out.push(cacheTerm[e]!);
           continue;
         }
       }
@@ -193,6 +218,10 @@ export function tokenizeInto(text: string, out: string[]): number {
       cacheRaw[e] = raw;
       cacheTerm[e] = term;
       cacheCall[e] = call;
+      if (counts !== null) {
+        cacheSlot[e] = counts.length;
+        counts.push(1);
+      }
       out.push(term);
     } else {
       const raw = text.slice(start, i);
@@ -204,6 +233,7 @@ export function tokenizeInto(text: string, out: string[]): number {
       const term = kinds & CASED ? raw.toLowerCase() : raw;
       // A changed lowercase is a new flat string; an unchanged one may be `raw` itself.
       out.push(term !== raw ? term : (' ' + term).slice(1));
+      counts?.push(1);
     }
   }
   // split() returns an empty token for a text that is empty, or that starts or ends with separators.

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { TOKEN_SEPARATORS, queryTerms, tokenizeInto } from '../../../src/index/fulltext/tokenize.js';
+import { TOKEN_SEPARATORS, queryTerms, tokenizeCounted, tokenizeInto } from '../../../src/index/fulltext/tokenize.js';
 import { generateNote } from '../../../src/markdown/generate.js';
 
 /**
@@ -153,6 +153,55 @@ describe('tokenizeInto', () => {
       );
       fc.assert(fc.property(fc.string({ unit, maxLength: 30 }), check), runs);
     });
+  });
+});
+
+describe('tokenizeCounted', () => {
+  /** Occurrences per term, in order of first occurrence, and the field length. */
+  const tally = (terms: string[], counts?: number[]) => {
+    const m = new Map<string, number>();
+    terms.forEach((t, i) => m.set(t, (m.get(t) ?? 0) + (counts ? counts[i]! : 1)));
+    return [...m];
+  };
+  const counted = (text: string) => {
+    const terms: string[] = [];
+    const counts: number[] = [];
+    const fieldLength = tokenizeCounted(text, terms, counts);
+    expect(counts.length).toBe(terms.length);
+    return { tally: tally(terms, counts), fieldLength };
+  };
+  const expected = (text: string) => {
+    const r = reference(text);
+    return { tally: tally(r.terms), fieldLength: r.fieldLength };
+  };
+
+  it.each(CASES)('%s', (_name, text) => {
+    expect(counted(text)).toEqual(expected(text));
+    expect(counted(text)).toEqual(expected(text));
+  });
+
+  it('gives each cached term once per call, with its count', () => {
+    const terms: string[] = [];
+    const counts: number[] = [];
+    tokenizeCounted('apple pear apple apple pear fig', terms, counts);
+    expect([terms, counts]).toEqual([['apple', 'pear', 'fig'], [3, 2, 1]]);
+  });
+
+  it('counts right when a field has more distinct words than the cache holds', () => {
+    const words = Array.from({ length: 60_000 }, (_, i) => `w${i.toString(36)}`);
+    const text = [...words, ...[...words].reverse().map((w, i) => (i % 3 === 0 ? w.toUpperCase() : w)), ...words.slice(0, 1000)].join(' ');
+    expect(counted(text)).toEqual(expected(text));
+  });
+
+  it('equals the reference on generated notes and arbitrary strings', () => {
+    for (let i = 0; i < 100; i++) expect(counted(generateNote(5, i))).toEqual(expected(generateNote(5, i)));
+    const unit = fc.constantFrom('a', 'b', 'A', 'B', 'é', 'É', 'Σ', 'ς', '🚀', ' ', ',', '|', '\n', '\t', 'abcdefghijklmn', 'Abcdefghijklmn');
+    fc.assert(fc.property(fc.string({ unit, maxLength: 30 }), (text) => {
+      expect(counted(text)).toEqual(expected(text));
+    }), { numRuns: 3000 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+      expect(counted(text)).toEqual(expected(text));
+    }), { numRuns: 2000 });
   });
 });
 
