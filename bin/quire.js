@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The `quire` command: runs the TypeScript sources through tsx, so no build step is needed.
-import { register } from 'tsx/esm/api';
+// The `quire` command: runs the TypeScript sources from a bundle kept in
+// node_modules/.cache/quire (rebuilt when a source changes), or through tsx
+// (src/core/bundle.mjs), so no build step is needed.
+import { fileURLToPath } from 'node:url';
+import { runTypeScript } from '../src/core/bundle.mjs';
 
-register();
-await import('../src/surfaces/cli/main.ts');
+await runTypeScript(fileURLToPath(new URL('../src/surfaces/cli/main.ts', import.meta.url)));
