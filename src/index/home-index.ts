@@ -247,6 +247,7 @@ export class HomeIndex {
   private readonly idleMs: number;
   /** When the index was last written to (upsert/remove), for idle detection. */
   private lastWrite = 0;
+  private writes = 0;
   private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   /** Notes whose links are not resolved yet. */
   private readonly pendingNotes = new Set<NoteRec>();
@@ -616,6 +617,7 @@ export class HomeIndex {
 
   /** After every public write: resolve now (`sync`) or let the background scheduler know. */
   private written(): void {
+    this.writes++;
     this.lastWrite = performance.now();
     if (this.mode === 'sync') {
       this.flushLinks();
@@ -709,6 +711,14 @@ export class HomeIndex {
   }
 
   // ------------------------------------------------------------------ reads
+
+  /**
+   * Counts the writes (upserts and removes) the index has taken: an answer
+   * derived from the index stays right while this is unchanged.
+   */
+  get version(): number {
+    return this.writes;
+  }
 
   has(path: string): boolean {
     return this.notesByPath.has(path) || this.filesByPath.has(path);

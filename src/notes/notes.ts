@@ -12,6 +12,7 @@ import { extractFacts } from '../markdown/extract.js';
 import { bodyOf, editFrontmatter } from './frontmatter.js';
 import { checkVisible, checkWritable, visible, type Scope } from './access.js';
 import type { Vault } from '../vault/vault.js';
+import { cachedList } from './answer-cache.js';
 import type { NotePage } from './note-list.js';
 
 /** Rule 1 of the notes area: new Notes go to the flat `Notes/` root. */
@@ -271,19 +272,21 @@ export function noteLinks(scope: Scope, id: string) {
 export function backlinksOf(scope: Scope, path: string) {
   checkVisible(scope, path);
   if (!scope.index.has(path)) throw errors.notFound(`No such file: ${path}`, { path });
-  const items = scope.index
-    .backlinks(path)
-    .filter((b) => visible(scope, b.from))
-    .map((b) => {
-      const src = scope.index.noteByPath(b.from);
-      return {
-        path: b.from,
-        id: src?.id ?? null,
-        title: src?.title ?? null,
-        occurrences: b.occurrences.map((o) => ({ line: o.line, embed: o.embed, heading: o.heading, block_id: o.blockId })),
-      };
-    });
-  return { items, next_cursor: null };
+  return cachedList(scope.index, `backlinks\0${scope.prefix ?? ''}\0${path}`, () => ({
+    items: scope.index
+      .backlinks(path)
+      .filter((b) => visible(scope, b.from))
+      .map((b) => {
+        const src = scope.index.noteByPath(b.from);
+        return {
+          path: b.from,
+          id: src?.id ?? null,
+          title: src?.title ?? null,
+          occurrences: b.occurrences.map((o) => ({ line: o.line, embed: o.embed, heading: o.heading, block_id: o.blockId })),
+        };
+      }),
+    next_cursor: null,
+  }));
 }
 
 export function noteBacklinks(scope: Scope, id: string) {
