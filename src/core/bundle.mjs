@@ -75,14 +75,10 @@ function writeAtomic(file, data) {
  * too.
  */
 export function bundleEntry(entryFile, { dir, packagesExternal = false }) {
-  const manifestFile = manifestOf(entryFile, dir, packagesExternal, false);
-  const reused = reusable(manifestFile);
-  if (reused !== null) return reused;
-  const esbuild = loadEsbuild();
-  if (esbuild === null) return null;
-  const started = Date.now();
+  const job = prepare(entryFile, dir, packagesExternal, false);
+  if (job === null || typeof job === 'string') return job;
   try {
-    return keep(esbuild.buildSync(buildOptions(entryFile, packagesExternal)), entryFile, dir, manifestFile, started);
+    return job.keep(job.esbuild.buildSync(job.options));
   } catch {
     return null;
   }
@@ -90,17 +86,24 @@ export function bundleEntry(entryFile, { dir, packagesExternal = false }) {
 
 /** `bundleEntry` with each module's own `import.meta.url` (esbuild runs plugins only in its asynchronous API). */
 export async function bundleEntryWithSourceUrls(entryFile, { dir, packagesExternal = false }) {
-  const manifestFile = manifestOf(entryFile, dir, packagesExternal, true);
+  const job = prepare(entryFile, dir, packagesExternal, true);
+  if (job === null || typeof job === 'string') return job;
+  try {
+    return job.keep(await job.esbuild.build({ ...job.options, plugins: [sourceUrls] }));
+  } catch {
+    return null;
+  }
+}
+
+/** The reusable bundle's path; else what building one takes (null without esbuild). */
+function prepare(entryFile, dir, packagesExternal, rewriteUrls) {
+  const manifestFile = manifestOf(entryFile, dir, packagesExternal, rewriteUrls);
   const reused = reusable(manifestFile);
   if (reused !== null) return reused;
   const esbuild = loadEsbuild();
   if (esbuild === null) return null;
   const started = Date.now();
-  try {
-    return keep(await esbuild.build({ ...buildOptions(entryFile, packagesExternal), plugins: [sourceUrls] }), entryFile, dir, manifestFile, started);
-  } catch {
-    return null;
-  }
+  return { esbuild, options: buildOptions(entryFile, packagesExternal), keep: (result) => keep(result, entryFile, dir, manifestFile, started) };
 }
 
 function manifestOf(entryFile, dir, packagesExternal, rewriteUrls) {
