@@ -68,7 +68,7 @@ export class FullTextIndex implements QuerySource {
     idx.lengths = s.lengths;
     idx.segment = s.segment;
     idx.segmentLimit = s.segmentLimit;
-    for (const [term, list] of s.delta) idx.delta.map.set(term, list);
+    for (const [term, pairs] of s.delta) for (let i = 0; i < pairs.length; i += 2) idx.delta.addPosting(term, pairs[i]!, pairs[i + 1]!);
     idx.deltaTerms = null;
     for (let doc = 0; doc < s.paths.length; doc++) {
       const p = s.paths[doc];
@@ -91,7 +91,7 @@ export class FullTextIndex implements QuerySource {
       lengths: this.lengths.subarray(0, this.paths.length * FIELD_COUNT),
       segment: this.segment,
       segmentLimit: this.segmentLimit,
-      delta: [...this.delta.map],
+      delta: this.delta.toPairs(),
     };
   }
 
@@ -258,17 +258,17 @@ export class FullTextIndex implements QuerySource {
   }
 
   private sortedDeltaTerms(): string[] {
-    return (this.deltaTerms ??= [...this.delta.map.keys()].sort());
+    return (this.deltaTerms ??= this.delta.terms.slice().sort());
   }
 
   private ref(term: string, base: number): TermRef {
-    return { term, base, delta: this.delta.map.get(term) };
+    return { term, base, delta: this.delta.termId(term) };
   }
 
   exact(term: string): TermRef | null {
     const base = findTerm(this.segment.terms, term);
     const ref = this.ref(term, base);
-    return base < 0 && ref.delta === undefined ? null : ref;
+    return base < 0 && ref.delta < 0 ? null : ref;
   }
 
   withPrefix(prefix: string, out: (ref: TermRef) => void): void {
@@ -318,25 +318,17 @@ export class FullTextIndex implements QuerySource {
         if (this.paths[doc] != null) each(doc, tfs[i]!);
       }
     }
-    const list = ref.delta;
-    if (list !== undefined) {
-      for (let i = 0; i < list.length; i += 2) {
-        const key = list[i]!;
-        if ((key & (FIELD_COUNT - 1)) !== field) continue;
+    if (ref.delta >= 0) {
+      this.delta.forEach(ref.delta, (key, tf) => {
+        if ((key & (FIELD_COUNT - 1)) !== field) return;
         const doc = key >>> FIELD_BITS;
-        if (this.paths[doc] != null) each(doc, list[i + 1]!);
-      }
+        if (this.paths[doc] != null) each(doc, tf);
+      });
     }
   }
 
   has(ref: TermRef, field: number, doc: number): boolean {
-    if (doc >= this.segmentLimit) {
-      const list = ref.delta;
-      if (list === undefined) return false;
-      const key = (doc << FIELD_BITS) | field;
-      for (let i = 0; i < list.length; i += 2) if (list[i] === key) return true;
-      return false;
-    }
+    if (doc >= this.segmentLimit) return ref.delta >= 0 && this.delta.has(ref.delta, (doc << FIELD_BITS) | field);
     if (ref.base < 0) return false;
     const { starts, docs } = this.segment;
     const k = ref.base * FIELD_COUNT + field;

@@ -1,18 +1,20 @@
 /**
  * Postings of the full-text index, in two forms.
  *
- * `TermPostings` is the mutable form: term → a flat number array of
- * `(doc·4 + field, tf)` pairs, documents added in ascending order. Adding a
+ * `TermPostings` is the mutable form: each term gets a number, and each
+ * posting (term, `doc << 2 | field`, tf) goes into typed arrays, linked to
+ * the term's previous posting, documents added in ascending order. Adding a
  * document costs one Map lookup per distinct word of each field (the
- * tokenizer counts repeats): a term whose last pair is this document and
- * field has its tf raised in place. Scan workers fill one per
- * thread, and the live index keeps one for documents changed since its last
- * merge (its "delta").
+ * tokenizer counts repeats); a term whose last posting is this document and
+ * field has its tf raised in place. No array per term: a scan worker's
+ * 5,000 notes make a few typed arrays, not 40,000 growing JS arrays. Scan
+ * workers fill one each, and the live index keeps one for the documents
+ * changed since its last merge (its "delta").
  *
  * A `Segment` is the compact, immutable form: terms sorted, and per
  * (term, field) a run of ascending document numbers with their term
- * frequencies in typed arrays (CSR). On the 10k bench vault that is 1.6M
- * postings in about 13 MB, where MiniSearch's Maps took about 250 MB; typed
+ * frequencies in typed arrays (CSR). On the 10k bench vault that is 1.7M
+ * postings in about 14 MB, where MiniSearch's Maps took about 250 MB; typed
  * arrays also cost the garbage collector nothing to trace. Segments only
  * change by merging (`mergeSegments`), which drops removed documents and
  * renumbers the rest without changing their order.
@@ -48,16 +50,31 @@ export const EMPTY_SEGMENT: Segment = Object.freeze({
 export type FieldTexts = readonly [title: string, body: string, tags: string, aliases: string];
 
 export class TermPostings {
-  readonly map = new Map<string, number[]>();
+  private readonly ids = new Map<string, number>();
+  /** Term of each term number. */
+  readonly terms: string[] = [];
+  /** Per term number: its first and last posting (-1: none). */
+  private first = new Int32Array(1024).fill(-1);
+  private last = new Int32Array(1024).fill(-1);
+  /** Per posting: its term number, key (`doc << FIELD_BITS | field`), tf, and the term's next posting (-1: none). */
+  private termOf = new Int32Array(4096);
+  private keys = new Int32Array(4096);
+  private tfs = new Int32Array(4096);
+  private next = new Int32Array(4096);
+  private count = 0;
   private lastDoc = -1;
-  private postingCount = 0;
   /** Reused buffers of one field's terms and their counts (see `tokenizeCounted`). */
   private readonly scratch: string[] = [];
   private readonly scratchCounts: number[] = [];
 
-  /** Pairs held (a measure of how much a merge would move). */
+  /** Postings held (a measure of how much a merge would move). */
   get size(): number {
-    return this.postingCount;
+    return this.count;
+  }
+
+  /** The number of `term`, or -1. */
+  termId(term: string): number {
+    return this.ids.get(term) ?? -1;
   }
 
   /**
@@ -68,7 +85,6 @@ export class TermPostings {
   add(doc: number, fields: FieldTexts, lengths: Int32Array | number[], at = 0): void {
     if (doc <= this.lastDoc) throw new Error(`TermPostings: document ${doc} added after ${this.lastDoc}`);
     this.lastDoc = doc;
-    const map = this.map;
     const terms = this.scratch;
     const counts = this.scratchCounts;
     for (let f = 0; f < FIELD_COUNT; f++) {
@@ -76,49 +92,93 @@ export class TermPostings {
       counts.length = 0;
       lengths[at + f] = tokenizeCounted(fields[f]!, terms, counts);
       const key = (doc << FIELD_BITS) | f;
-      for (let i = 0; i < terms.length; i++) {
-        const term = terms[i]!;
-        const n = counts[i]!;
-        const list = map.get(term);
-        if (list === undefined) {
-          map.set(term, [key, n]);
-          this.postingCount++;
-        } else if (list[list.length - 2] === key) {
-          list[list.length - 1]! += n;
-        } else {
-          list.push(key, n);
-          this.postingCount++;
-        }
-      }
+      for (let i = 0; i < terms.length; i++) this.addPosting(terms[i]!, key, counts[i]!);
     }
     terms.length = 0;
+  }
+
+  /** Add `tf` to `term`'s posting for `key`; keys of one term must come in ascending order. */
+  addPosting(term: string, key: number, tf: number): void {
+    let id = this.ids.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.ids.set(term, id);
+      this.terms.push(term);
+      if (id === this.first.length) {
+        this.first = grow(this.first, -1);
+        this.last = grow(this.last, -1);
+      }
+    }
+    const last = this.last[id]!;
+    if (last >= 0 && this.keys[last] === key) {
+      this.tfs[last]! += tf;
+      return;
+    }
+    const p = this.count++;
+    if (p === this.keys.length) {
+      this.termOf = grow(this.termOf, 0);
+      this.keys = grow(this.keys, 0);
+      this.tfs = grow(this.tfs, 0);
+      this.next = grow(this.next, 0);
+    }
+    this.termOf[p] = id;
+    this.keys[p] = key;
+    this.tfs[p] = tf;
+    this.next[p] = -1;
+    if (last >= 0) this.next[last] = p;
+    else this.first[id] = p;
+    this.last[id] = p;
+  }
+
+  /** Calls `each(key, tf)` for the postings of term number `id`, in the order added. */
+  forEach(id: number, each: (key: number, tf: number) => void): void {
+    for (let p = this.first[id]!; p >= 0; p = this.next[p]!) each(this.keys[p]!, this.tfs[p]!);
+  }
+
+  /** Whether term number `id` has a posting for `key`. */
+  has(id: number, key: number): boolean {
+    for (let p = this.first[id]!; p >= 0; p = this.next[p]!) if (this.keys[p] === key) return true;
+    return false;
   }
 
   /** The same postings as a Segment. */
   toSegment(): Segment {
     // The default sort compares UTF-16 code units, the order every lookup assumes.
-    const terms = [...this.map.keys()].sort();
-    const lists = terms.map((t) => this.map.get(t)!);
+    const terms = this.terms.slice().sort();
+    const rank = new Int32Array(terms.length);
+    for (let r = 0; r < terms.length; r++) rank[this.ids.get(terms[r]!)!] = r;
     const starts = new Int32Array(terms.length * FIELD_COUNT + 1);
-    for (let t = 0; t < lists.length; t++) {
-      const list = lists[t]!;
-      for (let i = 0; i < list.length; i += 2) starts[t * FIELD_COUNT + (list[i]! & FIELD_MASK) + 1]!++;
-    }
+    const { termOf, keys, tfs: tf, count } = this;
+    for (let p = 0; p < count; p++) starts[rank[termOf[p]!]! * FIELD_COUNT + (keys[p]! & FIELD_MASK) + 1]!++;
     for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
-    const docs = new Int32Array(starts[starts.length - 1]!);
-    const tfs = new Int32Array(docs.length);
+    const docs = new Int32Array(count);
+    const tfs = new Int32Array(count);
     const fill = starts.slice(0, starts.length - 1);
-    for (let t = 0; t < lists.length; t++) {
-      const list = lists[t]!;
-      for (let i = 0; i < list.length; i += 2) {
-        const key = list[i]!;
-        const at = fill[t * FIELD_COUNT + (key & FIELD_MASK)]!++;
-        docs[at] = key >>> FIELD_BITS;
-        tfs[at] = list[i + 1]!;
-      }
+    // Postings were added in ascending document order, so each run fills in ascending order.
+    for (let p = 0; p < count; p++) {
+      const at = fill[rank[termOf[p]!]! * FIELD_COUNT + (keys[p]! & FIELD_MASK)]!++;
+      docs[at] = keys[p]! >>> FIELD_BITS;
+      tfs[at] = tf[p]!;
     }
     return { terms, starts, docs, tfs };
   }
+
+  /** Each term with its postings as `[key, tf, …]` (a file's form of the delta). */
+  toPairs(): Array<[string, number[]]> {
+    return this.terms.map((term, id) => {
+      const pairs: number[] = [];
+      this.forEach(id, (key, tf) => pairs.push(key, tf));
+      return [term, pairs];
+    });
+  }
+}
+
+/** `a` twice as long, the new half filled with `fill`. */
+function grow(a: Int32Array<ArrayBuffer>, fill: number): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(a.length * 2);
+  out.set(a);
+  if (fill !== 0) out.fill(fill, a.length);
+  return out;
 }
 
 /** One input of a merge: a segment, and what each of its document numbers becomes (-1: dropped). */

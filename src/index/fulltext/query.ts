@@ -15,11 +15,11 @@
  */
 import { FIELD_COUNT, FIELDS } from './postings.js';
 
-/** Where a term's postings are: its index in the merged segment (-1: none) and its pair list in the delta. */
+/** Where a term's postings are: its index in the merged segment and its number in the delta (-1: none). */
 export interface TermRef {
   term: string;
   base: number;
-  delta: number[] | undefined;
+  delta: number;
 }
 
 /** What the executor reads from the index. */
