@@ -411,7 +411,7 @@ export class Vault {
       const file = this.opts.cacheFile;
       await Promise.all([
         writeChunksAtomic(file, inSlices(this.index_.snapshotLines()), { label: 'index cache' }),
-        writeChunksAtomic(file + '.search', encodeFullText(this.index_.fullText.state()), { label: 'full-text index cache' }),
+        writeChunksAtomic(file + '.search', paced(encodeFullText(this.index_.fullText.state())), { label: 'full-text index cache' }),
       ]);
     };
     const next = (this.saving ?? Promise.resolve()).then(run);
@@ -452,6 +452,14 @@ async function* inSlices(lines: Iterator<string>): AsyncGenerator<string> {
     }
   }
   if (chunk !== '') yield chunk;
+}
+
+/** The chunks of `parts`, with the event loop free between them. */
+async function* paced<T>(parts: Iterable<T>): AsyncGenerator<T> {
+  for (const part of parts) {
+    yield part;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 export type VaultChange =

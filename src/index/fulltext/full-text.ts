@@ -83,11 +83,15 @@ export class FullTextIndex implements QuerySource {
     return idx;
   }
 
-  /** Everything a file needs to restore this index (shares this index's arrays: write it out before the next change). */
+  /**
+   * Everything a file needs to restore this index, unaffected by later
+   * changes (the arrays that change in place are copied; the segment never
+   * changes, and field lengths are only ever appended).
+   */
   state(): FullTextState {
     return {
-      paths: this.paths,
-      etags: this.etags,
+      paths: this.paths.slice(),
+      etags: this.etags.slice(),
       lengths: this.lengths.subarray(0, this.paths.length * FIELD_COUNT),
       segment: this.segment,
       segmentLimit: this.segmentLimit,

@@ -169,7 +169,7 @@ describe('full-text file', () => {
     idx.set(docs[4]!.path, [docs[4]!.title, 'a fresh body about pelicans', '', ''], 'edited');
     return idx;
   };
-  const bytesOf = (idx: FullTextIndex) => Buffer.concat(encodeFullText(idx.state()));
+  const bytesOf = (idx: FullTextIndex) => Buffer.concat([...encodeFullText(idx.state())].map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
 
   it('loads exactly what was saved', () => {
     const idx = built();
@@ -184,6 +184,34 @@ describe('full-text file', () => {
     expect(loaded.search('pelicans', { combineWith: 'AND', limit: 5 }).map((h) => h.path).sort()).toEqual([docs[4]!.path, 'new.md'].sort());
   });
 
+  it('saves a state as it was when taken, whatever changes come after', () => {
+    const idx = built();
+    const state = idx.state();
+    const before = idx.search('pelicans', { combineWith: 'OR', limit: 50 });
+    idx.delete(docs[4]!.path);
+    idx.set('later.md', ['Later', 'pelicans later', '', ''], 'l');
+    const loaded = FullTextIndex.fromState(decodeFullText(Buffer.concat([...encodeFullText(state)].map((c) => (typeof c === 'string' ? Buffer.from(c) : c)))));
+    expect(loaded.search('pelicans', { combineWith: 'OR', limit: 50 })).toEqual(before);
+    expect(loaded.etagOf('later.md')).toBeUndefined();
+  });
+
+  it('writes large indexes in many lines and reads them back', () => {
+    const idx = new FullTextIndex();
+    for (let i = 0; i < 20000; i++) idx.set(`n/${i}.md`, [`Note ${i}`, `word${i} common`, `t${i}`, ``], `e${i}`);
+    for (let i = 0; i < 9000; i += 2) idx.set(`n/${i}.md`, [`Note ${i}`, `changed${i} common`, '', ''], `f${i}`);
+    const bytes = bytesOf(idx);
+    const header = JSON.parse(bytes.subarray(0, bytes.indexOf(0x0a)).toString()) as { docs: number; terms: number; deltaTerms: number };
+    // Several lines of each kind.
+    expect(header.docs).toBeGreaterThan(8192);
+    expect(header.terms).toBeGreaterThan(8192);
+    expect(header.deltaTerms).toBeGreaterThan(0);
+    const loaded = FullTextIndex.fromState(decodeFullText(bytes));
+    expect(loaded.indexed()).toEqual(idx.indexed());
+    for (const q of ['word19999', 'changed8998', 'common', 'note 17', 'word8998', 't12345']) {
+      expect(loaded.search(q, { combineWith: 'AND', limit: 20 }), q).toEqual(idx.search(q, { combineWith: 'AND', limit: 20 }));
+    }
+  });
+
   it('loads from a buffer at any offset (views need aligned memory)', () => {
     const bytes = bytesOf(built());
     const shifted = Buffer.alloc(bytes.length + 3);
@@ -194,7 +222,7 @@ describe('full-text file', () => {
   it('refuses other versions, truncated and garbled files', () => {
     const bytes = bytesOf(built());
     const header = bytes.subarray(0, bytes.indexOf(0x0a)).toString();
-    const otherVersion = Buffer.concat([Buffer.from(header.replace('"version":1', '"version":99')), bytes.subarray(bytes.indexOf(0x0a))]);
+    const otherVersion = Buffer.concat([Buffer.from(header.replace(/"version":\d+/, '"version":99')), bytes.subarray(bytes.indexOf(0x0a))]);
     expect(() => decodeFullText(otherVersion)).toThrow(FullTextFileError);
     expect(() => decodeFullText(bytes.subarray(0, bytes.length - 16))).toThrow(FullTextFileError);
     expect(() => decodeFullText(Buffer.from('not a file'))).toThrow(FullTextFileError);
