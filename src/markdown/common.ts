@@ -240,11 +240,28 @@ function isWordCharCode(c: number): boolean {
 const UNICODE_WORD_RE = /[\p{L}\p{N}]/u;
 const UNICODE_SPACE_RE = /\s/u;
 
+const SPACE = 1;
+const WORD = 2;
+const OTHER = 3;
+/**
+ * Class of each UTF-16 code unit (SPACE, WORD: a letter or number, OTHER),
+ * taken from the regexes the first time it is met: a regex test for every
+ * non-ASCII character cost more than the rest of word counting.
+ */
+const CLASS = new Uint8Array(0x10000);
+
+function classOf(c: number): number {
+  const k = CLASS[c]!;
+  if (k !== 0) return k;
+  const s = String.fromCharCode(c);
+  return (CLASS[c] = UNICODE_SPACE_RE.test(s) ? SPACE : UNICODE_WORD_RE.test(s) ? WORD : OTHER);
+}
+
 /** True for the characters that separate words (JavaScript `\s`). */
 export function isSpaceCode(c: number): boolean {
   if (c <= 32) return c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
   if (c < 128) return false;
-  return UNICODE_SPACE_RE.test(String.fromCharCode(c));
+  return classOf(c) === SPACE;
 }
 
 /**
@@ -268,7 +285,8 @@ export function countWords(s: string, from = 0, to = s.length): number {
       if (!hasWord && isWordCharCode(c)) hasWord = true;
       continue;
     }
-    if (isSpaceCode(c)) {
+    const k = classOf(c);
+    if (k === SPACE) {
       if (inRun && hasWord) n++;
       inRun = false;
       hasWord = false;
@@ -276,10 +294,11 @@ export function countWords(s: string, from = 0, to = s.length): number {
     }
     inRun = true;
     if (!hasWord) {
+      // A surrogate pair is one code point: its class is the pair's, not either half's.
       if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
         const cp = s.codePointAt(i)!;
         if (UNICODE_WORD_RE.test(String.fromCodePoint(cp))) hasWord = true;
-      } else if (UNICODE_WORD_RE.test(String.fromCharCode(c))) hasWord = true;
+      } else if (k === WORD) hasWord = true;
     }
   }
   if (inRun && hasWord) n++;
