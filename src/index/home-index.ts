@@ -74,11 +74,16 @@ export function derivedId(path: string): string {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
- * Link references are stored flat, as pairs `[source note, link index, ...]`:
- * far fewer objects than a Map/Set per key or target (1M links on 100k
- * notes), and removal scans are short except for hub names.
+ * The links carrying one key. Most keys have a few: they are stored flat, as
+ * pairs `[source note, link index, ...]`, far fewer objects than a Map per
+ * key (1M links on 100k notes). A hub's name is carried by most links of the
+ * Home (300k on the 100k bench vault's `Home`), and editing any note linking
+ * to it must drop that note's links: a scan of every pair, ~100 ms an edit
+ * there. So past BIG_REFS elements a key's links become a Map from source
+ * note to its link index (or indexes), where dropping a note is one delete.
  */
-type Refs = Array<NoteRec | number>;
+type Refs = Array<NoteRec | number> | Map<NoteRec, number | number[]>;
+const BIG_REFS = 2048;
 
 /**
  * What notes and files share as link targets. `sources` holds the notes
@@ -159,7 +164,12 @@ function occurrence(links: LinkTable, i: number): BacklinkOccurrence {
 }
 
 /** Drop every pair of `src` from `refs` in place. */
-function dropPairs(refs: Refs, src: NoteRec): void {
+/** Remove `src`'s links from `refs`; true when none are left. */
+function dropPairs(refs: Refs, src: NoteRec): boolean {
+  if (refs instanceof Map) {
+    refs.delete(src);
+    return refs.size === 0;
+  }
   let w = 0;
   for (let r = 0; r < refs.length; r += 2) {
     if (refs[r] === src) continue;
@@ -170,6 +180,26 @@ function dropPairs(refs: Refs, src: NoteRec): void {
     w += 2;
   }
   refs.length = w;
+  return w === 0;
+}
+
+function addToBig(refs: Map<NoteRec, number | number[]>, src: NoteRec, i: number): void {
+  const at = refs.get(src);
+  if (at === undefined) refs.set(src, i);
+  else if (typeof at === 'number') refs.set(src, [at, i]);
+  else at.push(i);
+}
+
+/** Calls `each(source, link index)` for every link in `refs`. */
+function forEachRef(refs: Refs, each: (src: NoteRec, i: number) => void): void {
+  if (refs instanceof Map) {
+    for (const [src, at] of refs) {
+      if (typeof at === 'number') each(src, at);
+      else for (const i of at) each(src, i);
+    }
+    return;
+  }
+  for (let k = 0; k < refs.length; k += 2) each(refs[k] as NoteRec, refs[k + 1] as number);
 }
 
 function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: string): Mutable<NoteEntry> {
@@ -439,8 +469,18 @@ export class HomeIndex {
 
   private addKey(key: string, src: NoteRec, i: number): void {
     const refs = this.linksByKey.get(key);
-    if (refs === undefined) this.linksByKey.set(key, [src, i]);
-    else refs.push(src, i);
+    if (refs === undefined) {
+      this.linksByKey.set(key, [src, i]);
+    } else if (refs instanceof Map) {
+      addToBig(refs, src, i);
+    } else if (refs.length < BIG_REFS) {
+      refs.push(src, i);
+    } else {
+      const big = new Map<NoteRec, number | number[]>();
+      forEachRef(refs, (s, j) => addToBig(big, s, j));
+      addToBig(big, src, i);
+      this.linksByKey.set(key, big);
+    }
   }
 
   /** A link of `src` now resolves to `path` (src.resolved already says so). */
@@ -575,8 +615,7 @@ export class HomeIndex {
     for (const k of keys) {
       const refs = this.linksByKey.get(k);
       if (refs === undefined) continue;
-      dropPairs(refs, rec);
-      if (refs.length === 0) this.linksByKey.delete(k);
+      if (dropPairs(refs, rec)) this.linksByKey.delete(k);
     }
     for (const p of targets) {
       const t = this.target(p);
@@ -599,12 +638,10 @@ export class HomeIndex {
   private reresolve(key: string, cache: Map<string, string | null>): void {
     const refs = this.linksByKey.get(key);
     if (refs === undefined) return;
-    for (let k = 0; k < refs.length; k += 2) {
-      const src = refs[k] as NoteRec;
-      const i = refs[k + 1] as number;
+    forEachRef(refs, (src, i) => {
       const r = this.resolveCached(src.entry.path, src.entry.facts.links, i, cache);
       const old = src.resolved[i]!;
-      if (r === old) continue;
+      if (r === old) return;
       src.resolved[i] = r;
       if (old === null) src.unresolvedCount--;
       else this.removeIncoming(old, src);
@@ -612,7 +649,7 @@ export class HomeIndex {
       else this.addIncoming(r, src);
       if (src.unresolvedCount > 0) this.unresolvedSources.add(src.entry.path);
       else this.unresolvedSources.delete(src.entry.path);
-    }
+    });
   }
 
   /** After every public write: resolve now (`sync`) or let the background scheduler know. */

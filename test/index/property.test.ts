@@ -106,3 +106,45 @@ describe('incremental equals fresh', () => {
     );
   });
 });
+
+describe('incremental equals fresh, with hub names carried by thousands of links', () => {
+  // Past a couple of thousand links a key's links are kept by source note (home-index.ts, BIG_REFS).
+  it('edits, removals and re-resolutions of links to hubs', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(1599), fc.nat(9)), { minLength: 1, maxLength: 60 }), fc.boolean(), (changes, reverse) => {
+        const idx = new HomeIndex({ mode: 'lazy' });
+        const final = new Map<string, string | null>();
+        const put = (path: string, text: string) => {
+          addNote(idx, path, text);
+          final.set(path, text);
+        };
+        put('Hub.md', '# Hub\n');
+        put('x/Hub.md', '# The other hub\n');
+        for (let i = 0; i < 1600; i++) put(`n/${i}.md`, `[[Hub]] and [[Hub#Part|again]]${i % 3 ? ' [[Nick]]' : ''}\n`);
+        idx.backlinks('Hub.md');
+        for (const [i, what] of changes) {
+          const path = `n/${i}.md`;
+          if (what === 0) {
+            idx.remove(path);
+            final.delete(path);
+          } else if (what === 1) {
+            put(path, `no links now ${i}\n`);
+          } else if (what === 2) {
+            // The first hub goes: every [[Hub]] resolves to the other one.
+            idx.remove('Hub.md');
+            final.delete('Hub.md');
+          } else if (what === 3) {
+            put('Hub.md', '# Hub again\n');
+          } else if (what === 4) {
+            put(`n/${i}.md`, `---\naliases: [Nick]\n---\n[[Hub]] [[x/Hub]]\n`);
+          } else {
+            put(path, `[[Hub]] [[Hub]] [[Nick]] ${what}\n`);
+          }
+          if (what % 4 === 0) idx.backlinks('x/Hub.md');
+        }
+        expect(fullState(idx)).toEqual(fullState(fresh(final, reverse)));
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
