@@ -25,6 +25,7 @@ import { FullTextIndex } from './fulltext/full-text.js';
 import { fileLine, headerLine, noteLines, readSnapshot, StringTable } from './snapshot.js';
 import { detachStrings } from './detach.js';
 import { LinkTable } from './link-table.js';
+import { addRef, dropRefs, forEachRef, type Refs as LinkRefs } from './link-refs.js';
 import { TagIndex } from './tags.js';
 import type {
   AnyFacts,
@@ -73,17 +74,8 @@ export function derivedId(path: string): string {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/**
- * The links carrying one key. Most keys have a few: they are stored flat, as
- * pairs `[source note, link index, ...]`, far fewer objects than a Map per
- * key (1M links on 100k notes). A hub's name is carried by most links of the
- * Home (300k on the 100k bench vault's `Home`), and editing any note linking
- * to it must drop that note's links: a scan of every pair, ~100 ms an edit
- * there. So past BIG_REFS elements a key's links become a Map from source
- * note to its link index (or indexes), where dropping a note is one delete.
- */
-type Refs = Array<NoteRec | number> | Map<NoteRec, number | number[]>;
-const BIG_REFS = 2048;
+/** The links carrying one key, by source note (link-refs.ts). */
+type Refs = LinkRefs<NoteRec>;
 
 /**
  * What notes and files share as link targets. `sources` holds the notes
@@ -164,44 +156,6 @@ function occurrence(links: LinkTable, i: number): BacklinkOccurrence {
 }
 
 /** Drop every pair of `src` from `refs` in place. */
-/** Remove `src`'s links from `refs`; true when none are left. */
-function dropPairs(refs: Refs, src: NoteRec): boolean {
-  if (refs instanceof Map) {
-    refs.delete(src);
-    return refs.size === 0;
-  }
-  let w = 0;
-  for (let r = 0; r < refs.length; r += 2) {
-    if (refs[r] === src) continue;
-    if (w !== r) {
-      refs[w] = refs[r]!;
-      refs[w + 1] = refs[r + 1]!;
-    }
-    w += 2;
-  }
-  refs.length = w;
-  return w === 0;
-}
-
-function addToBig(refs: Map<NoteRec, number | number[]>, src: NoteRec, i: number): void {
-  const at = refs.get(src);
-  if (at === undefined) refs.set(src, i);
-  else if (typeof at === 'number') refs.set(src, [at, i]);
-  else at.push(i);
-}
-
-/** Calls `each(source, link index)` for every link in `refs`. */
-function forEachRef(refs: Refs, each: (src: NoteRec, i: number) => void): void {
-  if (refs instanceof Map) {
-    for (const [src, at] of refs) {
-      if (typeof at === 'number') each(src, at);
-      else for (const i of at) each(src, i);
-    }
-    return;
-  }
-  for (let k = 0; k < refs.length; k += 2) each(refs[k] as NoteRec, refs[k + 1] as number);
-}
-
 function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: string): Mutable<NoteEntry> {
   return {
     id,
@@ -469,18 +423,8 @@ export class HomeIndex {
 
   private addKey(key: string, src: NoteRec, i: number): void {
     const refs = this.linksByKey.get(key);
-    if (refs === undefined) {
-      this.linksByKey.set(key, [src, i]);
-    } else if (refs instanceof Map) {
-      addToBig(refs, src, i);
-    } else if (refs.length < BIG_REFS) {
-      refs.push(src, i);
-    } else {
-      const big = new Map<NoteRec, number | number[]>();
-      forEachRef(refs, (s, j) => addToBig(big, s, j));
-      addToBig(big, src, i);
-      this.linksByKey.set(key, big);
-    }
+    const after = addRef(refs, src, i);
+    if (after !== refs) this.linksByKey.set(key, after);
   }
 
   /** A link of `src` now resolves to `path` (src.resolved already says so). */
@@ -615,7 +559,7 @@ export class HomeIndex {
     for (const k of keys) {
       const refs = this.linksByKey.get(k);
       if (refs === undefined) continue;
-      if (dropPairs(refs, rec)) this.linksByKey.delete(k);
+      if (dropRefs(refs, rec)) this.linksByKey.delete(k);
     }
     for (const p of targets) {
       const t = this.target(p);
