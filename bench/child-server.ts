@@ -4,7 +4,8 @@
  * needed, starts the server, waits until the user's Home is indexed, writes
  * the request targets (note ids, tags, backlink counts) to --targets and
  * emits { url, token, readyMs, ... }. Then it reads commands on stdin, one a
- * line: `mem` (emits memory usage) and `close` (stops the server, exits).
+ * line: `mem` (emits memory usage), `settle` (saves the index caches now,
+ * emits when done) and `close` (stops the server, exits).
  * Usage: child-server.ts --data <dataDir> --user <name> --targets <file> --count <notes>
  */
 import fs from 'node:fs';
@@ -88,6 +89,13 @@ rl.on('line', (line) => {
   if (cmd === 'mem') {
     const m = process.memoryUsage();
     emit({ rss: m.rss, heapUsed: m.heapUsed });
+  } else if (cmd === 'settle') {
+    // Save what the edits changed now, so every read run starts from the same, quiet state.
+    const t = performance.now();
+    void vault.saveSnapshot().then(
+      () => emit({ settled: true, ms: Math.round(performance.now() - t) }),
+      (e: unknown) => emit({ settled: false, error: String(e) }),
+    );
   } else if (cmd === 'close') void close();
 });
 rl.on('close', () => void close());

@@ -38,6 +38,8 @@ export interface ServerChild {
   targets: Targets;
   /** Memory of the server process now. */
   mem(): Promise<{ rss: number; heapUsed: number }>;
+  /** Has the server save its index caches now; resolves when they are written. */
+  settle(): Promise<{ settled: boolean; ms?: number }>;
   close(): Promise<void>;
   /** Server log lines (stderr) seen so far. */
   log: string[];
@@ -88,6 +90,11 @@ export function startServerChild(opts: {
         mem: async () => {
           const p = next();
           child.stdin!.write('mem\n');
+          return p;
+        },
+        settle: async () => {
+          const p = next();
+          child.stdin!.write('settle\n');
           return p;
         },
         close: async () => {

@@ -184,16 +184,10 @@ async function benchSize(count: number) {
         budgetMs: editBudgetS * 1000,
       });
       out.edit = e;
-      // The edits make the server save its index snapshot 5 s later. Wait for that save so every
-      // read run starts from the same state.
-      const snapshotFile = path.join(v.dataDir, 'state', 'cache', `${v.user}.index.ndjson`);
-      const editsEnd = Date.now();
+      // The edits make the server save its index caches once they stop; have it save them now, so every
+      // read run starts from the same, quiet state.
       const tw = performance.now();
-      while (performance.now() - tw < 60_000) {
-        const st = fs.statSync(snapshotFile, { throwIfNoEntry: false });
-        if (st && st.mtimeMs > editsEnd) break;
-        await sleep(100);
-      }
+      await server.settle();
       await sleep(500);
       e.snapshotSettleMs = Math.round(performance.now() - tw);
       log(

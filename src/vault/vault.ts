@@ -120,6 +120,11 @@ export class Vault {
   private watcher: HomeWatcher | null = null;
   private heldBatches: WatchChange[][] = [];
   private cacheTimer: NodeJS.Timeout | null = null;
+  /** When the oldest change not in the cache files happened (null: none). */
+  private firstUnsaved: number | null = null;
+  /** When the last save started, and how long it took. */
+  private lastSaveAt = 0;
+  private lastSaveMs = 0;
   private dirty = false;
   private saving: Promise<void> | null = null;
   private readonly listeners = new Set<(change: VaultChange) => void>();
@@ -369,12 +374,23 @@ export class Vault {
     }
   }
 
+  /**
+   * Save the cache files once changes have stopped for SAVE_QUIET_MS, at the
+   * latest SAVE_MAX_WAIT_MS after the first unsaved change, and never sooner
+   * than SAVE_SPACING times the last save's duration after it began: the
+   * snapshot of a 100k-note Home takes seconds of slices to write, and the
+   * files, not the cache, are the truth.
+   */
   private scheduleSave() {
-    if (!this.opts.cacheFile || this.cacheTimer) return;
+    if (!this.opts.cacheFile) return;
+    const now = Date.now();
+    this.firstUnsaved ??= now;
+    const due = Math.max(Math.min(now + SAVE_QUIET_MS, this.firstUnsaved + SAVE_MAX_WAIT_MS), this.lastSaveAt + this.lastSaveMs * SAVE_SPACING);
+    if (this.cacheTimer) clearTimeout(this.cacheTimer);
     this.cacheTimer = setTimeout(() => {
       this.cacheTimer = null;
       this.saveSnapshot().catch((e) => this.report(e));
-    }, 5_000);
+    }, Math.max(0, due - now));
     this.cacheTimer.unref();
   }
 
@@ -408,11 +424,15 @@ export class Vault {
     const run = async () => {
       if (!this.opts.cacheFile || !this.index_ || !this.dirty) return;
       this.dirty = false;
+      this.firstUnsaved = null;
+      const started = Date.now();
       const file = this.opts.cacheFile;
       await Promise.all([
         writeChunksAtomic(file, inSlices(this.index_.snapshotLines()), { label: 'index cache' }),
         writeChunksAtomic(file + '.search', paced(encodeFullText(this.index_.fullText.state())), { label: 'full-text index cache' }),
       ]);
+      this.lastSaveAt = started;
+      this.lastSaveMs = Date.now() - started;
     };
     const next = (this.saving ?? Promise.resolve()).then(run);
     this.saving = next.catch(() => undefined);
@@ -429,6 +449,10 @@ export class Vault {
     this.state = 'closed';
   }
 }
+
+const SAVE_QUIET_MS = 5_000;
+const SAVE_MAX_WAIT_MS = 60_000;
+const SAVE_SPACING = 10;
 
 /** Time one slice of snapshot writing may hold the event loop. */
 const SLICE_MS = 8;
