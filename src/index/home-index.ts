@@ -155,7 +155,6 @@ function occurrence(links: LinkTable, i: number): BacklinkOccurrence {
   });
 }
 
-/** Drop every pair of `src` from `refs` in place. */
 function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: string): Mutable<NoteEntry> {
   return {
     id,

@@ -11,6 +11,7 @@
  */
 import { reply, type Reply } from '../actions/reply.js';
 import type { HomeIndex } from '../index/home-index.js';
+import { jsonBytes } from './note-list.js';
 
 /** Answers with fewer items than this are built every time. */
 export const CACHED_MIN_ITEMS = 64;
@@ -38,10 +39,7 @@ export function cachedList<T>(index: HomeIndex, key: string, build: () => { item
   const version = index.version;
   const body = build();
   if (body.items.length < CACHED_MIN_ITEMS) return reply(body);
-  const text = JSON.stringify(body);
-  // Its own memory: a Buffer.from() of a small text is a slice of a shared slab it would keep alive.
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
+  const bytes = jsonBytes(body);
   if (answers === undefined) homes.set(index, (answers = new Map()));
   answers.delete(key);
   answers.set(key, { version, body, bytes });

@@ -30,16 +30,25 @@ interface CachedJson {
 
 const cache = new WeakMap<NoteEntry, CachedJson>();
 
+/**
+ * `JSON.stringify(value)` as UTF-8 in memory of its own, for keeping: a
+ * small Buffer.from() is a slice of a shared 8 KB slab, which a long-lived
+ * slice keeps alive.
+ */
+export function jsonBytes(value: unknown): Buffer {
+  const text = JSON.stringify(value);
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
 /** `JSON.stringify(noteRecord(n))` as UTF-8, cached while the entry is unchanged. */
 export function noteRecordJson(n: NoteEntry): Buffer {
   const c = cache.get(n);
   if (c !== undefined && c.id === n.id && c.etag === n.etag && c.size === n.size && c.created === n.created && c.updated === n.updated) {
     return c.bytes;
   }
-  const text = JSON.stringify(noteRecord(n));
-  // Its own memory: a small Buffer.from() is a slice of a shared 8 KB slab, which a long-lived slice keeps alive.
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
+  const bytes = jsonBytes(noteRecord(n));
   cache.set(n, { id: n.id, etag: n.etag, size: n.size, created: n.created, updated: n.updated, bytes });
   return bytes;
 }

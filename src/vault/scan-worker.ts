@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { fieldsOf } from '../index/fulltext/document.js';
 import type { PartialIndex } from '../index/fulltext/full-text.js';
-import { TermPostings } from '../index/fulltext/postings.js';
+import { TermPostings, type FieldTexts } from '../index/fulltext/postings.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
@@ -24,7 +24,7 @@ class PartialBuilder {
   private readonly etags: string[] = [];
   private readonly lengths: number[] = [];
 
-  add(path: string, etag: string, fields: Parameters<TermPostings['add']>[1]): void {
+  add(path: string, etag: string, fields: FieldTexts): void {
     const doc = this.paths.length;
     this.paths.push(path);
     this.etags.push(etag);

@@ -187,10 +187,12 @@ export class Vault {
     this.progress = { done: 0, total: found.length };
     const seen = new Set<string>();
     const toRead = new Map<string, FoundFile>();
+    /** Whether the full text holds `rel` as recorded at `etag` (files other than notes have none). */
+    const textInStep = (rel: string, etag: string) => index.fullText.etagOf(rel) === (index.noteByPath(rel) ? etag : undefined);
     for (const f of found) {
       seen.add(f.rel);
       const before = index.statOf(f.rel);
-      if (before && before.size === f.size && before.mtimeMs === f.mtimeMs && index.fullText.etagOf(f.rel) === (index.noteByPath(f.rel) ? before.etag : undefined)) {
+      if (before && before.size === f.size && before.mtimeMs === f.mtimeMs && textInStep(f.rel, before.etag)) {
         this.progress.done++;
       } else if (isNotePath(f.rel)) {
         toRead.set(f.rel, f);
@@ -226,7 +228,7 @@ export class Vault {
     const items: ScanItem[] = [...toRead.values()].map((f) => {
       const before = index.statOf(f.rel);
       // Known bytes skip fact extraction, unless the full text lacks them (then the text is needed).
-      const known = before && index.noteByPath(f.rel) && index.fullText.etagOf(f.rel) === before.etag ? before.etag : null;
+      const known = before && index.noteByPath(f.rel) && textInStep(f.rel, before.etag) ? before.etag : null;
       return { rel: f.rel, abs: f.abs, knownEtag: known };
     });
     const threads = this.opts.scanThreads ?? scanThreads();

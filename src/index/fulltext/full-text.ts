@@ -70,17 +70,26 @@ export class FullTextIndex implements QuerySource {
     idx.segmentLimit = s.segmentLimit;
     for (const [term, pairs] of s.delta) for (let i = 0; i < pairs.length; i += 2) idx.delta.addPosting(term, pairs[i]!, pairs[i + 1]!);
     idx.deltaTerms = null;
-    for (let doc = 0; doc < s.paths.length; doc++) {
-      const p = s.paths[doc];
-      if (p === null || p === undefined) {
-        idx.removed++;
+    idx.recount();
+    return idx;
+  }
+
+  /** Everything derived from `paths` and `lengths`: the path → document map and the counts. */
+  private recount(): void {
+    this.docOf.clear();
+    this.lengthSums.fill(0);
+    this.live = 0;
+    this.removed = 0;
+    for (let doc = 0; doc < this.paths.length; doc++) {
+      const p = this.paths[doc];
+      if (p == null) {
+        this.removed++;
         continue;
       }
-      idx.docOf.set(p, doc);
-      idx.live++;
-      for (let f = 0; f < FIELD_COUNT; f++) idx.lengthSums[f]! += s.lengths[doc * FIELD_COUNT + f]!;
+      this.docOf.set(p, doc);
+      this.live++;
+      this.countLengths(doc, 1);
     }
-    return idx;
   }
 
   /**
@@ -219,14 +228,7 @@ export class FullTextIndex implements QuerySource {
     this.segmentLimit = paths.length;
     this.delta = new TermPostings();
     this.deltaTerms = [];
-    this.docOf.clear();
-    this.lengthSums.fill(0);
-    for (let doc = 0; doc < paths.length; doc++) {
-      this.docOf.set(paths[doc]!, doc);
-      this.countLengths(doc, 1);
-    }
-    this.live = paths.length;
-    this.removed = 0;
+    this.recount();
     this.executor.changed();
   }
 
@@ -247,10 +249,6 @@ export class FullTextIndex implements QuerySource {
 
   fieldLength(doc: number, field: number): number {
     return this.lengths[doc * FIELD_COUNT + field]!;
-  }
-
-  isLive(doc: number): boolean {
-    return this.paths[doc] != null;
   }
 
   pathOf(doc: number): string {

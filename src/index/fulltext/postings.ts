@@ -23,7 +23,6 @@ import { tokenizeCounted } from './tokenize.js';
 
 /** Searchable fields, in field-id order (FIELD_COUNT of them). */
 export const FIELDS = ['title', 'body', 'tags', 'aliases'] as const;
-export type Field = (typeof FIELDS)[number];
 export const FIELD_COUNT = 4;
 /** A pair's key is `doc << FIELD_BITS | field`. */
 export const FIELD_BITS = 2;

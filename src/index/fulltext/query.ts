@@ -27,7 +27,6 @@ export interface QuerySource {
   documentCount(): number;
   averageFieldLength(field: number): number;
   fieldLength(doc: number, field: number): number;
-  isLive(doc: number): boolean;
   pathOf(doc: number): string;
   /** One past the highest document number in use. */
   docLimit(): number;
