@@ -53,6 +53,8 @@ export function startServerChild(opts: {
   targetsFile: string;
   timeoutMs: number;
   nodeArgs?: string[];
+  /** Where to copy the server's other stdout lines (V8's --trace-gc output, say). */
+  stdoutFile?: string;
 }): Promise<ServerChild> {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -63,7 +65,10 @@ export function startServerChild(opts: {
   const waiters: Array<(obj: any) => void> = [];
   readline.createInterface({ input: child.stderr! }).on('line', (l) => log.push(l));
   readline.createInterface({ input: child.stdout! }).on('line', (l) => {
-    if (!l.startsWith('@@RESULT ')) return;
+    if (!l.startsWith('@@RESULT ')) {
+      if (opts.stdoutFile) fs.appendFileSync(opts.stdoutFile, l + '\n');
+      return;
+    }
     const obj = JSON.parse(l.slice('@@RESULT '.length));
     waiters.shift()?.(obj);
   });

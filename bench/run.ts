@@ -11,12 +11,15 @@
  *   npm run bench -- --edit-budget 60     seconds before the edit phase stops early (default 60)
  *   npm run bench -- --edit-probe search  see an edit through search instead of its new tag
  *   npm run bench -- --skip-http          indexing figures only
+ *   npm run bench -- --routes note_backlinks,search   only these read routes under load
  *   npm run bench -- --skip-index         HTTP figures only (server starts from the last cold run's snapshot)
  *   npm run bench -- --phases             also time the cold-index phases separately
  *   npm run bench -- --child-timeout 300  seconds before an indexing child is killed
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
  *   npm run bench -- --server-cpu-prof DIR  CPU profile of the server process (edits + load) into DIR
+ *   npm run bench -- --server-node-args=--trace-gc-nvp --server-stdout FILE
+ *                                         extra Node.js flags for the server (space-separated), and a file for its other stdout
  *
  * See docs/benchmarks.md for what each figure means.
  */
@@ -154,7 +157,8 @@ async function benchSize(count: number) {
   try {
     server = await startServerChild({ dataDir: v.dataDir, user: v.user, count, targetsFile: path.join(v.dir, 'targets.json'),
       timeoutMs: childTimeoutMs * 2,
-      nodeArgs: profArgs('server-cpu-prof'),
+      nodeArgs: [...profArgs('server-cpu-prof'), ...(args['server-node-args'] ? String(args['server-node-args']).split(/\s+/).filter(Boolean) : [])],
+      stdoutFile: args['server-stdout'] ? path.resolve(String(args['server-stdout'])) : undefined,
     });
   } catch (e) {
     log(`  server: FAILED ${(e as Error).message}`);
@@ -194,6 +198,10 @@ async function benchSize(count: number) {
         `  external edit → visible (${e.probe} probe): p50 ${e.p50} ms, p99 ${e.p99} ms, max ${e.max} ms (${e.edits} edits, ${e.timeouts} timeouts, ${e.polls} polls${e.stoppedEarly ? '; STOPPED EARLY' : ''}); snapshot save settled after ${e.snapshotSettleMs} ms`,
       );
       save();
+    } else {
+      // No edits: the server may still be saving caches it found stale at start; same quiet state for the reads.
+      await server.settle();
+      await sleep(500);
     }
 
     // 5. read actions under load
@@ -223,7 +231,7 @@ async function benchSize(count: number) {
       search: `one of ${SEARCH_WORDS.length} common words (${SEARCH_WORDS.join(', ')}), default limit`,
     };
     out.read = {};
-    for (const route of ROUTES) {
+    for (const route of args.routes ? ROUTES.filter((r) => String(args.routes).split(',').includes(r)) : ROUTES) {
       const fixed: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate, durationS });
       const max: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate: null, durationS: maxDurationS, seed: 7 });
       out.read[route] = { fixed, max };
