@@ -4,29 +4,64 @@
  * Links are most of what an index holds: the 10k-note bench vault has
  * 550,000 of them, and as `Link` objects (ten fields each) they took 85 MB
  * of a 142 MB heap and most of the garbage collector's marking work. Here a
- * link is five 32-bit integers, one target string (shared between notes:
- * see detach.ts) and, only for notes where some link has one, three more
- * string slots (heading, block id, alias). `at(i)` builds the `Link` when a
- * caller wants the record.
+ * link is five 32-bit integers (in a typed array, outside the JavaScript
+ * heap), one target string (shared between notes: see detach.ts) and, only
+ * for the few links that have any, three more string slots (heading, block
+ * id, alias) whose place the link's first integer gives. `at(i)` builds the
+ * `Link` when a caller wants the record.
+ *
+ * Why it matters beyond memory: every young-generation collection costs
+ * time in proportion to the old heap's size (about 3.5 ms per GB here), and
+ * those pauses are what a read request's p99 is made of on a large Home.
  */
 import type { Link } from '../markdown/facts.js';
 
 const NUMS = 5;
 const EXTRAS = 3;
+/** Flags, in the low bits of a link's first integer; above them, its extras slot + 1 (0: none). */
 const MARKDOWN = 1;
 const EMBED = 2;
+const SLOT_SHIFT = 2;
+/** Flags of the snapshot encoding (see `toFlat`). */
 const HAS_HEADING = 4;
 const HAS_BLOCK = 8;
 const HAS_ALIAS = 16;
+
+/** Collects the integers of many link tables into one array (see `LinkTable.toColumns`). */
+export class NumsSink {
+  private parts: Int32Array[] = [];
+  private length = 0;
+
+  /** Appends `nums`; returns its offset. */
+  put(nums: Int32Array): number {
+    const at = this.length;
+    this.parts.push(nums);
+    this.length += nums.length;
+    return at;
+  }
+
+  /** Everything put since the last take, as one array. */
+  take(): Int32Array {
+    const out = new Int32Array(this.length);
+    let at = 0;
+    for (const p of this.parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    this.parts = [];
+    this.length = 0;
+    return out;
+  }
+}
 
 export class LinkTable {
   static readonly EMPTY = new LinkTable(new Int32Array(0), [], null);
 
   private constructor(
-    /** Per link: flags (MARKDOWN, EMBED), line, column, start, end. */
+    /** Per link: flags (MARKDOWN, EMBED) and extras slot, line, column, start, end. */
     private readonly nums: Int32Array,
     private readonly targets: readonly string[],
-    /** Per link: heading, block id, alias; null when no link has any. */
+    /** Per extras slot: heading, block id, alias; null when no link has any. */
     private readonly extras: ReadonlyArray<string | null> | null,
   ) {}
 
@@ -34,24 +69,57 @@ export class LinkTable {
     if (links.length === 0) return LinkTable.EMPTY;
     const nums = new Int32Array(links.length * NUMS);
     const targets = new Array<string>(links.length);
-    let extras: Array<string | null> | null = null;
+    const extras: Array<string | null> = [];
     for (let i = 0; i < links.length; i++) {
       const l = links[i]!;
       const o = i * NUMS;
-      nums[o] = (l.kind === 'markdown' ? MARKDOWN : 0) | (l.embed ? EMBED : 0);
+      let first = (l.kind === 'markdown' ? MARKDOWN : 0) | (l.embed ? EMBED : 0);
+      if (l.heading !== null || l.blockId !== null || l.alias !== null) {
+        first |= (extras.length / EXTRAS + 1) << SLOT_SHIFT;
+        extras.push(l.heading, l.blockId, l.alias);
+      }
+      nums[o] = first;
       nums[o + 1] = l.line;
       nums[o + 2] = l.column;
       nums[o + 3] = l.start;
       nums[o + 4] = l.end;
       targets[i] = l.target;
-      if (l.heading !== null || l.blockId !== null || l.alias !== null) {
-        extras ??= new Array<string | null>(links.length * EXTRAS).fill(null);
-        extras[i * EXTRAS] = l.heading;
-        extras[i * EXTRAS + 1] = l.blockId;
-        extras[i * EXTRAS + 2] = l.alias;
-      }
     }
-    return new LinkTable(nums, targets, extras);
+    return new LinkTable(nums, targets, extras.length > 0 ? extras : null);
+  }
+
+  /**
+   * The scan's encoding, for a batch of notes crossing threads: the links'
+   * integers go to `nums` (the batch's, sent as one typed array, see
+   * scan-pool.ts) and the row keeps `[offset in nums, count, targets,
+   * extras]`, strings as numbers from `ref`. Nothing is decoded number by
+   * number on the other side: `fromColumns` takes a view of the batch's array.
+   */
+  toColumns(ref: (s: string | null) => number | null, nums: NumsSink): unknown[] {
+    return [nums.put(this.nums), this.length, this.targets.map(ref), this.extras === null ? null : this.extras.map(ref)];
+  }
+
+  /** The inverse of `toColumns`; throws a TypeError on a malformed one. */
+  static fromColumns(x: unknown, nums: Int32Array, str: (n: unknown) => string | null): LinkTable {
+    if (!Array.isArray(x) || x.length !== 4) throw new TypeError('link table: malformed columns');
+    const [offset, count, targetRefs, extraRefs] = x as [unknown, unknown, unknown, unknown];
+    if (typeof offset !== 'number' || typeof count !== 'number' || !Array.isArray(targetRefs) || targetRefs.length !== count) throw new TypeError('link table: malformed columns');
+    if (count === 0) return LinkTable.EMPTY;
+    if (offset < 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
+    const targets = targetRefs.map((n) => {
+      const t = str(n);
+      if (t === null) throw new TypeError('link table: malformed columns');
+      return t;
+    });
+    let extras: Array<string | null> | null = null;
+    if (extraRefs !== null) {
+      if (!Array.isArray(extraRefs) || extraRefs.length % EXTRAS !== 0) throw new TypeError('link table: malformed columns');
+      extras = extraRefs.map(str);
+    }
+    const view = nums.subarray(offset, offset + count * NUMS);
+    const slots = extras === null ? 0 : extras.length / EXTRAS;
+    for (let i = 0; i < count; i++) if (view[i * NUMS]! >>> SLOT_SHIFT > slots) throw new TypeError('link table: malformed columns');
+    return new LinkTable(view, targets, extras);
   }
 
   /**
@@ -62,7 +130,7 @@ export class LinkTable {
     if (flat.length === 0) return LinkTable.EMPTY;
     const nums: number[] = [];
     const targets: string[] = [];
-    let extras: Array<string | null> | null = null;
+    const extras: Array<string | null> = [];
     let line = 0;
     let end = 0;
     let f = 0;
@@ -77,21 +145,21 @@ export class LinkTable {
       return v;
     };
     while (f < flat.length) {
-      const i = targets.length;
       const flags = num();
       targets.push(string());
+      let first = flags & (MARKDOWN | EMBED);
       if (flags & (HAS_HEADING | HAS_BLOCK | HAS_ALIAS)) {
-        extras ??= new Array<string | null>(i * EXTRAS).fill(null);
+        first |= (extras.length / EXTRAS + 1) << SLOT_SHIFT;
         extras.push(flags & HAS_HEADING ? string() : null, flags & HAS_BLOCK ? string() : null, flags & HAS_ALIAS ? string() : null);
-      } else extras?.push(null, null, null);
+      }
       line += num();
       const column = num();
       const start = end + num();
       end = start + num();
-      nums.push(flags & (MARKDOWN | EMBED), line, column, start, end);
+      nums.push(first, line, column, start, end);
     }
     // Copies sized exactly: arrays grown by push keep up to half again as many slots.
-    return new LinkTable(Int32Array.from(nums), targets.slice(), extras?.slice() ?? null);
+    return new LinkTable(Int32Array.from(nums), targets.slice(), extras.length > 0 ? extras.slice() : null);
   }
 
   /**
@@ -110,7 +178,7 @@ export class LinkTable {
       const heading = this.heading(i);
       const blockId = this.blockId(i);
       const alias = this.alias(i);
-      const flags = this.nums[o]! | (heading !== null ? HAS_HEADING : 0) | (blockId !== null ? HAS_BLOCK : 0) | (alias !== null ? HAS_ALIAS : 0);
+      const flags = (this.nums[o]! & (MARKDOWN | EMBED)) | (heading !== null ? HAS_HEADING : 0) | (blockId !== null ? HAS_BLOCK : 0) | (alias !== null ? HAS_ALIAS : 0);
       out.push(flags, ref(this.targets[i]!));
       if (heading !== null) out.push(ref(heading));
       if (blockId !== null) out.push(ref(blockId));
@@ -139,16 +207,22 @@ export class LinkTable {
     return this.targets[i]!;
   }
 
+  /** Extra `k` (0 heading, 1 block id, 2 alias) of link `i`. */
+  private extra(i: number, k: number): string | null {
+    const slot = this.nums[i * NUMS]! >>> SLOT_SHIFT;
+    return slot === 0 ? null : this.extras![(slot - 1) * EXTRAS + k]!;
+  }
+
   heading(i: number): string | null {
-    return this.extras === null ? null : this.extras[i * EXTRAS]!;
+    return this.extra(i, 0);
   }
 
   blockId(i: number): string | null {
-    return this.extras === null ? null : this.extras[i * EXTRAS + 1]!;
+    return this.extra(i, 1);
   }
 
   alias(i: number): string | null {
-    return this.extras === null ? null : this.extras[i * EXTRAS + 2]!;
+    return this.extra(i, 2);
   }
 
   line(i: number): number {

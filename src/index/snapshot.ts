@@ -20,7 +20,7 @@
  */
 import { AppError } from '../core/errors.js';
 import type { BlockAnchor, Heading, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
-import { LinkTable } from './link-table.js';
+import { LinkTable, type NumsSink } from './link-table.js';
 import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
@@ -142,16 +142,19 @@ const TASK_WIDTH = 7;
 /**
  * NoteFacts as one array of its values in a fixed order; nested records
  * flattened into arrays of their fields, link and tag strings as numbers
- * from `table`.
+ * from `table`. With `linkNums` (facts crossing threads), the links'
+ * integers go there instead (see `LinkTable.toColumns`).
  */
-export function encodeFacts(f: AnyFacts, table: StringTable): unknown[] {
+export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink): unknown[] {
   const tagOcc: unknown[] = [];
   for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
   const headings: unknown[] = [];
   for (const h of f.headings) headings.push(h.level, h.text, h.line);
   const blocks: unknown[] = [];
   for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
-  const links = (f.links instanceof LinkTable ? f.links : LinkTable.of(f.links)).toFlat((s) => table.ref(s)!);
+  const linkTable = f.links instanceof LinkTable ? f.links : LinkTable.of(f.links);
+  // Across threads (`linkNums`), the links' integers travel in one typed array per batch.
+  const links = linkNums ? linkTable.toColumns((s) => table.ref(s), linkNums) : linkTable.toFlat((s) => table.ref(s)!);
   const refs = (a: readonly string[]) => a.map((t) => table.ref(t));
   const tasks: unknown[] = [];
   for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
@@ -176,10 +179,11 @@ export function encodeFacts(f: AnyFacts, table: StringTable): unknown[] {
 }
 
 /**
- * The inverse of `encodeFacts` (with the strings its table numbered): equal,
+ * The inverse of `encodeFacts` (with the strings its table numbered, and
+ * the `linkNums` array when it was given a sink): equal,
  * key order included, to the facts encoded, with links as a LinkTable.
  */
-export function decodeFacts(path: string, x: unknown, strings: readonly string[]): IndexedFacts {
+export function decodeFacts(path: string, x: unknown, strings: readonly string[], linkNums?: Int32Array): IndexedFacts {
   const str = (n: unknown): string | null => {
     if (n === null) return null;
     const s = strings[n as number];
@@ -222,7 +226,7 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
   for (let i = 0; i < bs.length; i += 3) blocks.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
   let links: LinkTable;
   try {
-    links = LinkTable.fromFlat(ls, str);
+    links = linkNums ? LinkTable.fromColumns(ls, linkNums, str) : LinkTable.fromFlat(ls, str);
   } catch (e) {
     if (e instanceof TypeError) throw malformed();
     throw e;

@@ -1,11 +1,18 @@
 /**
  * Reading, hashing and fact extraction of many notes on worker threads
- * (scan-worker.ts). Starting a thread costs a few hundred milliseconds, so
- * it pays only for large scans: the Vault uses it from PARALLEL_MIN notes.
+ * (scan-worker.ts); this thread takes their answers into the index.
+ * Starting a thread costs a hundred milliseconds or more, so it pays only
+ * for large scans: the Vault uses a pool from PARALLEL_MIN notes. (Having
+ * this thread scan a share of the notes too, with one worker fewer, was
+ * no faster on 2 cores: its share then waited on the index work, and its
+ * heap grew by the scan's garbage.)
  *
  * What crosses threads is kept cheap: facts come back as one JSON text per
  * batch in the snapshot's compact encoding (parsing JSON is far faster than
- * structured-cloning many small objects), and with `fullText` each worker
+ * structured-cloning many small objects) but for the links' integers, which
+ * come as one typed array per batch that the notes' link tables keep views
+ * of (half the JSON text before, and decoding it number by number was most
+ * of this thread's share), and with `fullText` each worker
  * tokenizes its notes itself and sends their postings once, at the end, as
  * typed arrays (see scan-worker.ts), so the note texts never cross threads.
  */
@@ -36,9 +43,9 @@ export interface ScanResult {
   etag: string | null;
   /** null when unreadable or unchanged (`etag` equals `knownEtag`). */
   facts: AnyFacts | null;
-  /** The note text; null when unchanged, or when the worker tokenized it for the full text itself. */
+  /** The note text; null when unchanged, or when the scan tokenized it for the full text itself. */
   text: string | null;
-  /** True when the worker tokenized the note for the full text (its postings come in the worker's `PartialIndex`). */
+  /** True when the scan tokenized the note for the full text (its postings come in a `PartialIndex` of `run`). */
   fed: boolean;
 }
 
@@ -53,9 +60,10 @@ export interface ScanFinished {
 /** One note scanned: path, ETag, facts (`encodeFacts`), text (absent when tokenized by the worker). */
 export type ScanRow = [string, string | null, unknown[] | null, string | null];
 
-/** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`. */
+/** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`, and its notes' link integers (transferred). */
 export interface ScanBatch {
   json: string;
+  linkNums: Int32Array;
 }
 
 /** Threads to use: one per core, at most 4 (the disk and the main thread's share set the limit beyond that). */
@@ -66,39 +74,62 @@ export function scanThreads(): number {
 function decodeBatch(b: ScanBatch, fed: boolean, onResult: (r: ScanResult) => void): void {
   const { strings, results } = JSON.parse(b.json) as { strings: string[]; results: ScanRow[] };
   for (const [rel, etag, facts, text] of results) {
-    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings), text, fed: fed && facts !== null });
+    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, b.linkNums), text, fed: fed && facts !== null });
   }
 }
 
 /**
- * Scan `items` on `threads` workers, calling `onResult` on this thread as
- * results arrive (in no particular order). With `fullText`, the workers
- * tokenize the notes they parse and the result is one `PartialIndex` per
- * worker (empty otherwise). Rejects if a worker fails.
+ * Scan workers, started before the list of files to scan is complete:
+ * starting a thread takes longer than walking a large Home's folders, so
+ * the Vault starts the pool as soon as the walk shows a scan will need it,
+ * and the threads boot while the walk goes on. `run` once, then `close`.
  */
-export async function scanInWorkers(items: ScanItem[], threads: number, onResult: (r: ScanResult) => void, fullText = false): Promise<PartialIndex[]> {
-  let next = 0;
-  const workers: Worker[] = [];
-  // By worker, so the documents' order (which breaks score ties) does not depend on which worker finished first.
-  const partials: Array<PartialIndex | null> = [];
-  const post = (w: Worker, m: ScanRequest) => w.postMessage(m);
-  try {
-    await Promise.all(
-      Array.from({ length: Math.min(threads, Math.ceil(items.length / BATCH)) }, (_, k) => {
-        const w = startTsWorker(new URL('./scan-worker.ts', import.meta.url), null, `quire-scan-${k}`);
-        workers.push(w);
-        post(w, { t: 'init', fullText });
-        return new Promise<void>((resolve, reject) => {
+export class ScanPool {
+  private readonly workers: Worker[] = [];
+  /** A worker's failure before `run` took over its errors. */
+  private failed: Error | null = null;
+
+  /** Starts `threads` workers; with `fullText`, they tokenize what they parse. */
+  constructor(
+    threads: number,
+    private readonly fullText: boolean,
+  ) {
+    for (let k = 0; k < threads; k++) {
+      const w = startTsWorker(new URL('./scan-worker.ts', import.meta.url), null, `quire-scan-${k}`);
+      w.on('error', (e) => (this.failed ??= e));
+      w.postMessage({ t: 'init', fullText } satisfies ScanRequest);
+      this.workers.push(w);
+    }
+  }
+
+  /**
+   * Scan `items`, calling `onResult` on this thread as results arrive (in
+   * no particular order). With `fullText`, the result is one `PartialIndex`
+   * per worker (none otherwise). Rejects if a worker fails.
+   */
+  async run(items: ScanItem[], onResult: (r: ScanResult) => void): Promise<PartialIndex[]> {
+    let next = 0;
+    const take = (): ScanItem[] => {
+      const batch = items.slice(next, next + BATCH);
+      next += batch.length;
+      return batch;
+    };
+    const fullText = this.fullText;
+    // By worker, so the documents' order (which breaks score ties) does not depend on which worker finished first.
+    const partials: Array<PartialIndex | null> = [];
+    const post = (w: Worker, m: ScanRequest) => w.postMessage(m);
+    const workers = this.workers.map(
+      (w, k) =>
+        new Promise<void>((resolve, reject) => {
+          if (this.failed) return reject(this.failed);
           let inFlight = 0;
           const feedMore = () => {
             if (next >= items.length) {
               if (inFlight === 0) post(w, { t: 'finish' });
               return;
             }
-            const batch = items.slice(next, next + BATCH);
-            next += batch.length;
             inFlight++;
-            post(w, { t: 'scan', items: batch });
+            post(w, { t: 'scan', items: take() });
           };
           w.on('message', (m: ScanBatch | ScanFinished) => {
             if ('finished' in m) {
@@ -119,13 +150,15 @@ export async function scanInWorkers(items: ScanItem[], threads: number, onResult
           // Two batches in flight: the worker starts the next while this thread takes in the last.
           feedMore();
           feedMore();
-        });
-      }),
+        }),
     );
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all(workers);
+    return partials.filter((p) => p != null);
   }
-  return partials.filter((p) => p != null);
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.splice(0).map((w) => w.terminate()));
+  }
 }
 
 /** The same scan in this thread, reading up to `concurrency` files at once. */

@@ -10,6 +10,7 @@ import { parentPort } from 'node:worker_threads';
 import { fieldsOf } from '../index/fulltext/document.js';
 import type { PartialIndex } from '../index/fulltext/full-text.js';
 import { TermPostings, type FieldTexts } from '../index/fulltext/postings.js';
+import { NumsSink } from '../index/link-table.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
@@ -40,6 +41,7 @@ let fullText: PartialBuilder | null = null;
 
 function scan(items: ScanItem[]): ScanBatch {
   const table = new StringTable();
+  const linkNums = new NumsSink();
   const results: ScanRow[] = [];
   for (const it of items) {
     let bytes: Buffer;
@@ -58,16 +60,17 @@ function scan(items: ScanItem[]): ScanBatch {
     const facts = extractFacts(text, it.rel);
     fullText?.add(it.rel, etag, fieldsOf(it.rel, facts, text));
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
-    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table), fullText === null ? text : null]);
+    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, linkNums), fullText === null ? text : null]);
   }
-  return { json: JSON.stringify({ strings: table.takeStrings(), results }) };
+  return { json: JSON.stringify({ strings: table.takeStrings(), results }), linkNums: linkNums.take() };
 }
 
 port.on('message', (m: ScanRequest) => {
   if (m.t === 'init') {
     fullText = m.fullText ? new PartialBuilder() : null;
   } else if (m.t === 'scan') {
-    port.postMessage(scan(m.items));
+    const batch = scan(m.items);
+    port.postMessage(batch, [batch.linkNums.buffer as ArrayBuffer]);
   } else {
     const partial = fullText?.build() ?? null;
     fullText = null;

@@ -17,7 +17,7 @@ import { writeChunksAtomic } from './atomic.js';
 import { etagOf } from './etag.js';
 import { Home, type HomeEvent } from './home.js';
 import { isIgnoredPath, isTempName } from './ignore.js';
-import { PARALLEL_MIN, scanInline, scanInWorkers, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
+import { PARALLEL_MIN, ScanPool, scanInline, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
 import type { HomeWatcher, WatchChange } from './watcher.js';
 
 export interface VaultProgress {
@@ -74,7 +74,7 @@ function statOrNull(abs: string): fs.Stats | null {
  * per stat costs several times the system call itself (10k files: ~70 ms
  * this way, ~450 ms with fs.promises).
  */
-async function walk(root: string): Promise<FoundFile[]> {
+async function walk(root: string, onFile: (f: FoundFile) => void): Promise<FoundFile[]> {
   const out: FoundFile[] = [];
   const dirs = [''];
   let budget = WALK_SLICE;
@@ -95,7 +95,11 @@ async function walk(root: string): Promise<FoundFile[]> {
       } else if (ent.isFile() || ent.isSymbolicLink()) {
         const abs = path.join(root, childRel);
         const st = statOrNull(abs);
-        if (st?.isFile()) out.push({ rel: childRel, abs, size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs });
+        if (st?.isFile()) {
+          const f = { rel: childRel, abs, size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs };
+          out.push(f);
+          onFile(f);
+        }
       }
       if (--budget === 0) {
         budget = WALK_SLICE;
@@ -126,6 +130,8 @@ export class Vault {
   private lastSaveAt = 0;
   private lastSaveMs = 0;
   private dirty = false;
+  /** Notes whose facts the opening scan extracted (not taken from the snapshot). */
+  private parsed = 0;
   private saving: Promise<void> | null = null;
   private readonly listeners = new Set<(change: VaultChange) => void>();
 
@@ -183,7 +189,32 @@ export class Vault {
     // Notes whose full text is missing from its file (or the whole file) are read again below.
     const opts = { fullText: fullText ?? new FullTextIndex() };
     const index = (cached !== null ? this.fromSnapshot(cached, opts) : null) ?? new HomeIndex(opts);
-    const found = await walk(this.root);
+    const threads = this.opts.scanThreads ?? scanThreads();
+    // Without a snapshot every note will be read: the scan threads start as soon as the walk has
+    // found enough notes to need them, and boot while it goes on.
+    let pool: ScanPool | null = null;
+    const startPool = () => (pool = new ScanPool(threads, true));
+    try {
+      await this.scan(index, threads, cached === null, () => pool ?? startPool());
+    } finally {
+      await (pool as ScanPool | null)?.close();
+    }
+    if (this.watcher) await this.watcher.ready;
+    this.index_ = index;
+    this.state = 'ready';
+    for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
+    // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
+    if (this.dirty) this.scheduleSave();
+    this.stats = { notes: index.noteCount, files: index.fileCount, parsed: this.parsed, ms: Math.round(performance.now() - started) };
+    return this.stats;
+  }
+
+  /** Walks the Home and reads into `index` what it lacks; `pool()` gives the scan threads (started on first call). */
+  private async scan(index: HomeIndex, threads: number, cold: boolean, pool: () => ScanPool): Promise<void> {
+    let notesFound = 0;
+    const found = await walk(this.root, (f) => {
+      if (cold && threads > 1 && isNotePath(f.rel) && ++notesFound === PARALLEL_MIN) pool();
+    });
     this.progress = { done: 0, total: found.length };
     const seen = new Set<string>();
     const toRead = new Map<string, FoundFile>();
@@ -202,7 +233,6 @@ export class Vault {
         this.progress.done++;
       }
     }
-    let parsed = 0;
     let lastReport = 0;
     const take = (r: ScanResult) => {
       const f = toRead.get(r.rel)!;
@@ -222,7 +252,7 @@ export class Vault {
         index.upsertNote(f.rel, index.noteByPath(f.rel)!.facts, stat, null);
       } else {
         index.upsertNote(f.rel, r.facts, stat, r.text, r.fed);
-        parsed++;
+        this.parsed++;
       }
     };
     const items: ScanItem[] = [...toRead.values()].map((f) => {
@@ -231,9 +261,8 @@ export class Vault {
       const known = before && index.noteByPath(f.rel) && textInStep(f.rel, before.etag) ? before.etag : null;
       return { rel: f.rel, abs: f.abs, knownEtag: known };
     });
-    const threads = this.opts.scanThreads ?? scanThreads();
     if (items.length >= PARALLEL_MIN && threads > 1) {
-      index.fullText.addPartials(await scanInWorkers(items, threads, take, true));
+      index.fullText.addPartials(await pool().run(items, take));
     } else {
       await scanInline(items, READ_CONCURRENCY, take);
     }
@@ -250,14 +279,6 @@ export class Vault {
         this.dirty = true;
       }
     }
-    if (this.watcher) await this.watcher.ready;
-    this.index_ = index;
-    this.state = 'ready';
-    for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
-    // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
-    if (this.dirty) this.scheduleSave();
-    this.stats = { notes: index.noteCount, files: index.fileCount, parsed, ms: Math.round(performance.now() - started) };
-    return this.stats;
   }
 
   private async onBatch(changes: WatchChange[]): Promise<void> {

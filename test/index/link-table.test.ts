@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LinkTable } from '../../src/index/link-table.js';
+import { LinkTable, NumsSink } from '../../src/index/link-table.js';
 import type { Link } from '../../src/markdown/facts.js';
 import { extractFacts } from '../../src/markdown/extract.js';
 import { generateVault } from '../../src/markdown/generate.js';
@@ -75,5 +75,30 @@ describe('LinkTable', () => {
       total += l.length;
     }
     expect(total).toBeGreaterThan(500);
+  });
+
+  it('crosses threads as columns: the integers of many notes in one array, each table a view of it', () => {
+    const strings: string[] = [];
+    const ref = (s: string | null) => (s === null ? null : strings.includes(s) ? strings.indexOf(s) : strings.push(s) - 1);
+    const str = (n: unknown) => (n === null ? null : (strings[n as number] ?? null));
+    const notes = [...generateVault(11, 60)].map(({ path, text }) => extractFacts(text, path).links);
+    notes.push([], [link({ target: 'A', heading: 'H', alias: 'a' }), link({ target: '', blockId: 'b' })]);
+    const sink = new NumsSink();
+    const rows = notes.map((l) => LinkTable.of(l).toColumns(ref, sink));
+    const nums = sink.take();
+    expect(nums.length).toBe(notes.reduce((n, l) => n + l.length * 5, 0));
+    notes.forEach((l, k) => expect(LinkTable.fromColumns(rows[k], nums, str).toArray()).toEqual(l));
+    expect(sink.take().length).toBe(0);
+    const last = rows.at(-1) as [number, number, number[], Array<number | null>];
+    for (const bad of [
+      [last[0], last[1] + 1, last[2], last[3]],
+      [nums.length, last[1], last[2], last[3]],
+      [last[0], last[1], [...last[2], 0], last[3]],
+      [last[0], last[1], last[2], last[3].slice(0, 3)],
+      [last[0], last[1], [999], last[3]].slice(0, 3),
+      'x',
+    ]) {
+      expect(() => LinkTable.fromColumns(bad, nums, str)).toThrow(TypeError);
+    }
   });
 });
