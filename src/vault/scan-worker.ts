@@ -39,6 +39,31 @@ class PartialBuilder {
 
 let fullText: PartialBuilder | null = null;
 
+/**
+ * The whole file at `abs`, in a buffer this worker reuses (valid until the
+ * next call): `readFileSync` would allocate a buffer per note and ask the
+ * file's size first, and the bytes are only hashed and decoded here.
+ */
+let buffer = Buffer.allocUnsafe(1 << 16);
+function readWhole(abs: string): Buffer {
+  const fd = fs.openSync(abs, 'r');
+  try {
+    let n = 0;
+    for (;;) {
+      if (n === buffer.length) {
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, n);
+        buffer = bigger;
+      }
+      const got = fs.readSync(fd, buffer, n, buffer.length - n, null);
+      if (got === 0) return buffer.subarray(0, n);
+      n += got;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function scan(items: ScanItem[]): ScanBatch {
   const table = new StringTable();
   const linkNums = new NumsSink();
@@ -46,7 +71,7 @@ function scan(items: ScanItem[]): ScanBatch {
   for (const it of items) {
     let bytes: Buffer;
     try {
-      bytes = fs.readFileSync(it.abs);
+      bytes = readWhole(it.abs);
     } catch {
       results.push([it.rel, null, null, null]);
       continue;
