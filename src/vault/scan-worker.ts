@@ -20,7 +20,7 @@ const port = parentPort!;
 
 /** The full text of the notes this worker scanned, numbered in scan order. */
 class PartialBuilder {
-  private readonly postings = new TermPostings();
+  private readonly postings = new TermPostings(false);
   private readonly paths: string[] = [];
   private readonly etags: string[] = [];
   private readonly lengths: number[] = [];

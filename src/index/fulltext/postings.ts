@@ -52,10 +52,11 @@ export class TermPostings {
   private readonly ids = new Map<string, number>();
   /** Term of each term number. */
   readonly terms: string[] = [];
-  /** Per term number: its first and last posting (-1: none). */
+  /** Per term number: its first and last posting (-1: none), and the last one's key (kept here, dense, not read from `keys`). */
   private first = new Int32Array(1024).fill(-1);
   private last = new Int32Array(1024).fill(-1);
-  /** Per posting: its term number, key (`doc << FIELD_BITS | field`), tf, and the term's next posting (-1: none). */
+  private lastKey = new Int32Array(1024).fill(-1);
+  /** Per posting: its term number, key (`doc << FIELD_BITS | field`), tf, and the term's next posting (-1: none; linked only). */
   private termOf = new Int32Array(4096);
   private keys = new Int32Array(4096);
   private tfs = new Int32Array(4096);
@@ -65,6 +66,15 @@ export class TermPostings {
   /** Reused buffers of one field's terms and their counts (see `tokenizeCounted`). */
   private readonly scratch: string[] = [];
   private readonly scratchCounts: number[] = [];
+
+  /**
+   * `linked`: each term's postings are chained, for `forEach` and `has`
+   * (the live index's delta answers queries). A scan worker's postings only
+   * become a segment (`toSegment` reads them in order), so it leaves the
+   * chains out: a write to the term's previous posting, anywhere in arrays
+   * of millions, for every posting added.
+   */
+  constructor(private readonly linked = true) {}
 
   /** Postings held (a measure of how much a merge would move). */
   get size(): number {
@@ -103,13 +113,14 @@ export class TermPostings {
       id = this.terms.length;
       this.ids.set(term, id);
       this.terms.push(term);
-      if (id === this.first.length) {
-        this.first = grow(this.first, -1);
+      if (id === this.last.length) {
+        if (this.linked) this.first = grow(this.first, -1);
         this.last = grow(this.last, -1);
+        this.lastKey = grow(this.lastKey, -1);
       }
     }
     const last = this.last[id]!;
-    if (last >= 0 && this.keys[last] === key) {
+    if (this.lastKey[id] === key) {
       this.tfs[last]! += tf;
       return;
     }
@@ -118,29 +129,38 @@ export class TermPostings {
       this.termOf = grow(this.termOf, 0);
       this.keys = grow(this.keys, 0);
       this.tfs = grow(this.tfs, 0);
-      this.next = grow(this.next, 0);
+      if (this.linked) this.next = grow(this.next, 0);
     }
     this.termOf[p] = id;
     this.keys[p] = key;
     this.tfs[p] = tf;
-    this.next[p] = -1;
-    if (last >= 0) this.next[last] = p;
-    else this.first[id] = p;
+    if (this.linked) {
+      this.next[p] = -1;
+      if (last >= 0) this.next[last] = p;
+      else this.first[id] = p;
+    }
     this.last[id] = p;
+    this.lastKey[id] = key;
   }
 
   /** Calls `each(key, tf)` for the postings of term number `id`, in the order added. */
   forEach(id: number, each: (key: number, tf: number) => void): void {
+    this.mustBeLinked();
     for (let p = this.first[id]!; p >= 0; p = this.next[p]!) each(this.keys[p]!, this.tfs[p]!);
   }
 
   /** Whether term number `id` has a posting for `key`. */
   has(id: number, key: number): boolean {
+    this.mustBeLinked();
     for (let p = this.first[id]!; p >= 0; p = this.next[p]!) if (this.keys[p] === key) return true;
     return false;
   }
 
   /** The same postings as a Segment. */
+  private mustBeLinked(): void {
+    if (!this.linked) throw new Error('TermPostings: postings built without chains only become a segment');
+  }
+
   toSegment(): Segment {
     // The default sort compares UTF-16 code units, the order every lookup assumes.
     const terms = this.terms.slice().sort();

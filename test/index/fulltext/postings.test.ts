@@ -14,8 +14,8 @@ function rows(s: Segment): Array<[string, number, number[]]> {
   return out;
 }
 
-const build = (docs: Array<[number, [string, string, string, string]]>) => {
-  const p = new TermPostings();
+const build = (docs: Array<[number, [string, string, string, string]]>, linked = true) => {
+  const p = new TermPostings(linked);
   const lengths: number[] = [];
   for (const [doc, fields] of docs) p.add(doc, fields, lengths, lengths.length);
   return { p, lengths };
@@ -48,7 +48,7 @@ describe('TermPostings', () => {
 
   it('walks, finds and lists a term`s postings, and rebuilds from that list', () => {
     const docs: Array<[number, [string, string, string, string]]> = [];
-    for (let d = 0; d < 3000; d++) docs.push([d * 3, [`t${d % 7}`, `w${d % 11} w${d % 11} common`, d % 2 ? 'odd' : 'even', '']]);
+    for (let d = 0; d < 3000; d++) docs.push([d * 3, [`t${d % 7}`, `w${d % 11} W${d % 11} common`, d % 2 ? 'odd' : 'even', '']]);
     const { p } = build(docs);
     const common = p.termId('common');
     const seen: number[] = [];
@@ -57,6 +57,12 @@ describe('TermPostings', () => {
     expect(p.has(common, (9 << FIELD_BITS) | 1)).toBe(true);
     expect(p.has(common, (9 << FIELD_BITS) | 0)).toBe(false);
     expect(p.termId('absent')).toBe(-1);
+    // Without chains (a scan worker's), the same segment, and no walking.
+    const { p: unlinked } = build(docs, false);
+    expect(rows(unlinked.toSegment())).toEqual(rows(p.toSegment()));
+    expect(unlinked.size).toBe(p.size);
+    expect(() => unlinked.forEach(common, () => {})).toThrow(/segment/);
+    expect(() => unlinked.has(common, 1)).toThrow(/segment/);
     const again = new TermPostings();
     for (const [term, pairs] of p.toPairs()) for (let i = 0; i < pairs.length; i += 2) again.addPosting(term, pairs[i]!, pairs[i + 1]!);
     expect(rows(again.toSegment())).toEqual(rows(p.toSegment()));
