@@ -226,6 +226,7 @@ export class HomeIndex {
   /** Full text of every note (fulltext/): updated inside each upsert and remove. */
   readonly fullText: FullTextIndex;
   private readonly mode: IndexingMode;
+  private held = false;
   private readonly sliceMs: number;
   private readonly idleMs: number;
   /** When the index was last written to (upsert/remove), for idle detection. */
@@ -613,10 +614,26 @@ export class HomeIndex {
    * free in between.
    */
   private schedule(): void {
-    if (this.mode !== 'background' || this.timer !== null) return;
+    if (this.mode !== 'background' || this.timer !== null || this.held) return;
     if (!this.hasDeferredWork()) return;
     this.timer = setTimeout(() => this.tick(), this.idleMs);
     this.timer.unref();
+  }
+
+  /**
+   * Background work waits until `releaseBackground` (it still runs when a
+   * read needs it). The Vault holds it while it opens a Home: the scan's
+   * last moments (workers finishing, the full text merging) leave the
+   * index quiet long enough for it to start, and it then slowed the scan
+   * down instead of running once the Home is ready.
+   */
+  holdBackground(): void {
+    this.held = true;
+  }
+
+  releaseBackground(): void {
+    this.held = false;
+    this.schedule();
   }
 
   private hasDeferredWork(): boolean {
@@ -625,6 +642,7 @@ export class HomeIndex {
 
   private tick(): void {
     this.timer = null;
+    if (this.held) return;
     const quiet = performance.now() - this.lastWrite;
     if (quiet < this.idleMs) {
       this.timer = setTimeout(() => this.tick(), Math.max(1, this.idleMs - quiet));

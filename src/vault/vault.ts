@@ -189,6 +189,7 @@ export class Vault {
     // Notes whose full text is missing from its file (or the whole file) are read again below.
     const opts = { fullText: fullText ?? new FullTextIndex() };
     const index = (cached !== null ? this.fromSnapshot(cached, opts) : null) ?? new HomeIndex(opts);
+    index.holdBackground();
     const threads = this.opts.scanThreads ?? scanThreads();
     // Without a snapshot every note will be read: the scan threads start as soon as the walk has
     // found enough notes to need them, and boot while it goes on.
@@ -202,6 +203,7 @@ export class Vault {
     if (this.watcher) await this.watcher.ready;
     this.index_ = index;
     this.state = 'ready';
+    index.releaseBackground();
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();

@@ -153,6 +153,20 @@ describe('tags', () => {
     expect(i.notesWithTag('V').map((n) => n.path)).toEqual(['a.md', 'e.md']);
   });
 
+  it('background work waits while held (a Vault opening a Home), then runs on its own', async () => {
+    const i = new HomeIndex({ mode: 'background', idleMs: 5, sliceMs: 5 });
+    i.holdBackground();
+    addNote(i, 'a.md', '#x [[b]]');
+    addNote(i, 'b.md', '#y');
+    await new Promise((r) => setTimeout(r, 40));
+    expect(i.pendingWork()).toEqual({ notes: 2, keys: 0, tags: 2 });
+    i.releaseBackground();
+    const until = Date.now() + 2000;
+    while (i.pendingWork().notes + i.pendingWork().tags > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    expect(i.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0 });
+    expect(i.backlinkCount('b.md')).toBe(1);
+  });
+
   it('updates and removals adjust counts', async () => {
     const i = homeWith([['a.md', '#x/y'], ['b.md', '#x']]);
     addNote(i, 'a.md', '#z');
