@@ -11,6 +11,7 @@ export function fieldsOf(path: string, facts: Pick<NoteFacts, 'title' | 'frontma
   const dot = path.lastIndexOf('.');
   const name = dot > slash + 1 ? path.slice(slash + 1, dot) : path.slice(slash + 1);
   const title = facts.title === name ? facts.title : `${facts.title} ${name}`;
-  const body = facts.frontmatterRange !== null ? text.slice(facts.frontmatterRange.end) : text;
-  return [title, body, facts.tags.join(' '), facts.aliases.join(' ')];
+  // The body is the text after the frontmatter, given as an offset rather than a slice (see tokenize.ts).
+  const bodyFrom = facts.frontmatterRange !== null ? Math.min(facts.frontmatterRange.end, text.length) : 0;
+  return [title, text, facts.tags.join(' '), facts.aliases.join(' '), bodyFrom];
 }

@@ -45,8 +45,8 @@ export const EMPTY_SEGMENT: Segment = Object.freeze({
   tfs: new Int32Array(0),
 });
 
-/** The four fields of one document, as text. */
-export type FieldTexts = readonly [title: string, body: string, tags: string, aliases: string];
+/** The four fields of one document, as text; the body is `body.slice(bodyFrom)` (default 0), see `fieldsOf`. */
+export type FieldTexts = readonly [title: string, body: string, tags: string, aliases: string, bodyFrom?: number];
 
 export class TermPostings {
   private readonly ids = new Map<string, number>();
@@ -99,7 +99,7 @@ export class TermPostings {
     for (let f = 0; f < FIELD_COUNT; f++) {
       terms.length = 0;
       counts.length = 0;
-      lengths[at + f] = tokenizeCounted(fields[f]!, terms, counts);
+      lengths[at + f] = tokenizeCounted(fields[f] as string, terms, counts, f === 1 ? (fields[4] ?? 0) : 0);
       const key = (doc << FIELD_BITS) | f;
       for (let i = 0; i < terms.length; i++) this.addPosting(terms[i]!, key, counts[i]!);
     }

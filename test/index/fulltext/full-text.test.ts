@@ -45,8 +45,8 @@ const referenceSearch = (ms: MiniSearch<Doc>, q: string, combineWith: 'AND' | 'O
   });
 
 const docOf = (path: string, text: string): Doc => {
-  const [title, body, tags, aliases] = fieldsOf(path, extractFacts(text, path), text);
-  return { path, title, body, tags, aliases };
+  const [title, body, tags, aliases, bodyFrom] = fieldsOf(path, extractFacts(text, path), text);
+  return { path, title, body: body.slice(bodyFrom), tags, aliases };
 };
 const fieldsOfDoc = (d: Doc): FieldTexts => [d.title, d.body, d.tags, d.aliases];
 

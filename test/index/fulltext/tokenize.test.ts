@@ -193,6 +193,25 @@ describe('tokenizeCounted', () => {
     expect(counted(text)).toEqual(expected(text));
   });
 
+  it('from an offset, equals the reference on the text from there (a body after its frontmatter)', () => {
+    const from = (text: string, at: number) => {
+      const terms: string[] = [];
+      const counts: number[] = [];
+      const fieldLength = tokenizeCounted(text, terms, counts, at);
+      return { tally: tally(terms, counts), fieldLength };
+    };
+    const note = generateNote(5, 3);
+    const fmEnd = note.indexOf('---\n', 4) + 4;
+    expect(fmEnd).toBeGreaterThan(4);
+    expect(from(note, fmEnd)).toEqual(expected(note.slice(fmEnd)));
+    expect(from('head, tail', 10)).toEqual(expected(''));
+    const unit = fc.constantFrom('a', 'A', 'é', 'Σ', '🚀', ' ', ',', '\n', 'abcdefghijklmn');
+    fc.assert(fc.property(fc.string({ unit, maxLength: 30 }), fc.nat(40), (text, k) => {
+      const at = Math.min(k, text.length);
+      expect(from(text, at)).toEqual(expected(text.slice(at)));
+    }), { numRuns: 2000 });
+  });
+
   it('equals the reference on generated notes and arbitrary strings', () => {
     for (let i = 0; i < 100; i++) expect(counted(generateNote(5, i))).toEqual(expected(generateNote(5, i)));
     const unit = fc.constantFrom('a', 'b', 'A', 'B', 'é', 'É', 'Σ', 'ς', '🚀', ' ', ',', '|', '\n', '\t', 'abcdefghijklmn', 'Abcdefghijklmn');
