@@ -43,22 +43,22 @@ export interface ScanResult {
   etag: string | null;
   /** null when unreadable or unchanged (`etag` equals `knownEtag`). */
   facts: AnyFacts | null;
-  /** The note text; null when unchanged, or when the scan tokenized it for the full text itself. */
+  /** The note text; null when unchanged, or when a scan worker tokenized it for the full text itself. */
   text: string | null;
-  /** True when the scan tokenized the note for the full text (its postings come in a `PartialIndex` of `run`). */
+  /** True when a scan worker tokenized the note for the full text (its postings come in a `PartialIndex` of `run`). */
   fed: boolean;
 }
 
-export type ScanRequest = { t: 'init'; fullText: boolean } | { t: 'scan'; items: ScanItem[] } | { t: 'finish' };
+export type ScanRequest = { t: 'scan'; items: ScanItem[] } | { t: 'finish' };
 
-/** A worker's last message: the full text of the notes it scanned, when asked for. */
+/** A worker's last message: the full text of the notes it scanned. */
 export interface ScanFinished {
   finished: true;
-  partial: PartialIndex | null;
+  partial: PartialIndex;
 }
 
-/** One note scanned: path, ETag, facts (`encodeFacts`), text (absent when tokenized by the worker). */
-export type ScanRow = [string, string | null, unknown[] | null, string | null];
+/** One note scanned: path, ETag, facts (`encodeFacts`); its text stays in the worker, which tokenized it. */
+export type ScanRow = [string, string | null, unknown[] | null];
 
 /** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`, and its notes' link integers (transferred). */
 export interface ScanBatch {
@@ -71,10 +71,10 @@ export function scanThreads(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()));
 }
 
-function decodeBatch(b: ScanBatch, fed: boolean, onResult: (r: ScanResult) => void): void {
+function decodeBatch(b: ScanBatch, onResult: (r: ScanResult) => void): void {
   const { strings, results } = JSON.parse(b.json) as { strings: string[]; results: ScanRow[] };
-  for (const [rel, etag, facts, text] of results) {
-    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, b.linkNums), text, fed: fed && facts !== null });
+  for (const [rel, etag, facts] of results) {
+    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, b.linkNums), text: null, fed: facts !== null });
   }
 }
 
@@ -90,23 +90,19 @@ export class ScanPool {
   /** A worker's failure before `run` took over its errors. */
   private failed: Error | null = null;
 
-  /** Starts `threads` workers; with `fullText`, they tokenize what they parse. */
-  constructor(
-    threads: number,
-    private readonly fullText: boolean,
-  ) {
+  /** Starts `threads` workers. */
+  constructor(threads: number) {
     for (let k = 0; k < threads; k++) {
       const w = startTsWorker(new URL('./scan-worker.ts', import.meta.url), null, `quire-scan-${k}`);
       w.on('error', (e) => (this.failed ??= e));
-      w.postMessage({ t: 'init', fullText } satisfies ScanRequest);
       this.workers.push(w);
     }
   }
 
   /**
    * Scan `items`, calling `onResult` on this thread as results arrive (in
-   * no particular order). With `fullText`, the result is one `PartialIndex`
-   * per worker (none otherwise). Rejects if a worker fails.
+   * no particular order); the result is the full text of the notes parsed,
+   * one `PartialIndex` per worker. Rejects if a worker fails.
    */
   async run(items: ScanItem[], onResult: (r: ScanResult) => void): Promise<PartialIndex[]> {
     let next = 0;
@@ -115,9 +111,8 @@ export class ScanPool {
       next += batch.length;
       return batch;
     };
-    const fullText = this.fullText;
     // By worker, so the documents' order (which breaks score ties) does not depend on which worker finished first.
-    const partials: Array<PartialIndex | null> = [];
+    const partials: PartialIndex[] = [];
     const post = (w: Worker, m: ScanRequest) => w.postMessage(m);
     const workers = this.workers.map(
       (w, k) =>
@@ -141,7 +136,7 @@ export class ScanPool {
             }
             inFlight--;
             try {
-              decodeBatch(m, fullText, onResult);
+              decodeBatch(m, onResult);
             } catch (e) {
               reject(e);
               return;
@@ -156,7 +151,7 @@ export class ScanPool {
         }),
     );
     await Promise.all(workers);
-    return partials.filter((p) => p != null);
+    return partials;
   }
 
   async close(): Promise<void> {

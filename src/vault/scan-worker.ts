@@ -1,9 +1,9 @@
 /**
  * A scan worker thread: reads notes, hashes them and extracts their facts,
- * so that indexing a large Home uses every core. With `fullText`, it also
- * tokenizes each note for the full-text index and, when the scan finishes,
- * sends its documents' postings as one `PartialIndex` (typed arrays,
- * transferred, not copied) for the main thread to merge. Protocol: scan-pool.ts.
+ * so that indexing a large Home uses every core. It also tokenizes each
+ * note for the full-text index and, when the scan finishes, sends its
+ * documents' postings as one `PartialIndex` (typed arrays, transferred,
+ * not copied) for the main thread to merge. Protocol: scan-pool.ts.
  */
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
@@ -37,7 +37,7 @@ class PartialBuilder {
   }
 }
 
-let fullText: PartialBuilder | null = null;
+const fullText = new PartialBuilder();
 
 /**
  * The whole file at `abs`, in a buffer this worker reuses (valid until the
@@ -73,34 +73,31 @@ function scan(items: ScanItem[]): ScanBatch {
     try {
       bytes = readWhole(it.abs);
     } catch {
-      results.push([it.rel, null, null, null]);
+      results.push([it.rel, null, null]);
       continue;
     }
     const etag = etagOf(bytes);
     if (etag === it.knownEtag) {
-      results.push([it.rel, etag, null, null]);
+      results.push([it.rel, etag, null]);
       continue;
     }
     const text = bytes.toString('utf8');
     const facts = extractFacts(text, it.rel);
-    fullText?.add(it.rel, etag, fieldsOf(it.rel, facts, text));
+    fullText.add(it.rel, etag, fieldsOf(it.rel, facts, text));
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
-    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, linkNums), fullText === null ? text : null]);
+    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, linkNums)]);
   }
   return { json: JSON.stringify({ strings: table.takeStrings(), results }), linkNums: linkNums.take() };
 }
 
 port.on('message', (m: ScanRequest) => {
-  if (m.t === 'init') {
-    fullText = m.fullText ? new PartialBuilder() : null;
-  } else if (m.t === 'scan') {
+  if (m.t === 'scan') {
     const batch = scan(m.items);
     port.postMessage(batch, [batch.linkNums.buffer as ArrayBuffer]);
   } else {
-    const partial = fullText?.build() ?? null;
-    fullText = null;
+    const partial = fullText.build();
     const done: ScanFinished = { finished: true, partial };
-    const s = partial?.segment;
-    port.postMessage(done, partial && s ? [partial.lengths.buffer, s.starts.buffer, s.docs.buffer, s.tfs.buffer] as ArrayBuffer[] : []);
+    const s = partial.segment;
+    port.postMessage(done, [partial.lengths.buffer, s.starts.buffer, s.docs.buffer, s.tfs.buffer] as ArrayBuffer[]);
   }
 });

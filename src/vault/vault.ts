@@ -194,7 +194,7 @@ export class Vault {
     // Without a snapshot every note will be read: the scan threads start as soon as the walk has
     // found enough notes to need them, and boot while it goes on.
     let pool: ScanPool | null = null;
-    const startPool = () => (pool = new ScanPool(threads, true));
+    const startPool = () => (pool = new ScanPool(threads));
     try {
       await this.scan(index, threads, cached === null, () => pool ?? startPool());
     } finally {

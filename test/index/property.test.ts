@@ -108,7 +108,7 @@ describe('incremental equals fresh', () => {
 });
 
 describe('incremental equals fresh, with hub names carried by thousands of links', () => {
-  // Past a couple of thousand links a key's links are kept by source note (home-index.ts, BIG_REFS).
+  // Past 1,024 links a key's links are kept by source note too (link-refs.ts, BIG).
   it('edits, removals and re-resolutions of links to hubs', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(1599), fc.nat(9)), { minLength: 1, maxLength: 60 }), fc.boolean(), (changes, reverse) => {

@@ -12,7 +12,7 @@
  * over many changes.
  *
  * Scan workers build `TermPostings` of their own (see `PartialIndex`),
- * which `addPartial` merges in, so a cold start tokenizes a Home on every
+ * which `addPartials` merges in, so a cold start tokenizes a Home on every
  * core and this thread only merges.
  */
 import { EMPTY_SEGMENT, FIELD_BITS, FIELD_COUNT, mergeSegments, TermPostings, type FieldTexts, type MergePart, type Segment } from './postings.js';
