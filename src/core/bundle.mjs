@@ -106,8 +106,13 @@ function prepare(entryFile, dir, packagesExternal, rewriteUrls) {
   return { esbuild, options: buildOptions(entryFile, packagesExternal), keep: (result) => keep(result, entryFile, dir, manifestFile, started) };
 }
 
+/** The entry's file name without its extension, which names its bundle and manifest. */
+function baseName(entryFile) {
+  return path.basename(entryFile).replace(/\.[cm]?[jt]s$/, '');
+}
+
 function manifestOf(entryFile, dir, packagesExternal, rewriteUrls) {
-  const name = path.basename(entryFile).replace(/\.[cm]?[jt]s$/, '');
+  const name = baseName(entryFile);
   const key = createHash('sha256').update(`${entryFile}\0${packagesExternal}\0${rewriteUrls}`).digest('hex').slice(0, 16);
   return path.join(dir, `${name}-${key}.json`);
 }
@@ -132,8 +137,7 @@ function buildOptions(entryFile, packagesExternal) {
 function keep(result, entryFile, dir, manifestFile, started) {
   const code = result.outputFiles?.[0]?.contents;
   if (code === undefined || result.metafile === undefined) return null;
-  const name = path.basename(entryFile).replace(/\.[cm]?[jt]s$/, '');
-  const file = path.join(dir, `${name}-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
+  const file = path.join(dir, `${baseName(entryFile)}-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
   if (!fs.existsSync(file)) writeAtomic(file, code);
   const inputs = [];
   for (const input of Object.keys(result.metafile.inputs)) {
