@@ -171,6 +171,13 @@ async function benchSize(count: number) {
   out.server = { startMs: server.info.readyMs, searchReadyMs: server.info.searchReadyMs, parsed: server.info.stats.parsed, rssAtReady: server.info.rss };
   log(`  server: Home ready in ${server.info.readyMs} ms (${server.info.stats.parsed} parsed), RSS ${mb(server.info.rss)} MB`);
   const edited = new Set<number>();
+  /** Has the server save its index caches now and waits for it, so every read run starts from the same, quiet state; the ms it took. */
+  const settle = async () => {
+    const tw = performance.now();
+    await server.settle();
+    await sleep(500);
+    return Math.round(performance.now() - tw);
+  };
   try {
     // 4. external edit → visible
     if (edits > 0) {
@@ -188,20 +195,15 @@ async function benchSize(count: number) {
         budgetMs: editBudgetS * 1000,
       });
       out.edit = e;
-      // The edits make the server save its index caches once they stop; have it save them now, so every
-      // read run starts from the same, quiet state.
-      const tw = performance.now();
-      await server.settle();
-      await sleep(500);
-      e.snapshotSettleMs = Math.round(performance.now() - tw);
+      // The edits make the server save its index caches once they stop: now rather than during the reads.
+      e.snapshotSettleMs = await settle();
       log(
         `  external edit → visible (${e.probe} probe): p50 ${e.p50} ms, p99 ${e.p99} ms, max ${e.max} ms (${e.edits} edits, ${e.timeouts} timeouts, ${e.polls} polls${e.stoppedEarly ? '; STOPPED EARLY' : ''}); snapshot save settled after ${e.snapshotSettleMs} ms`,
       );
       save();
     } else {
-      // No edits: the server may still be saving caches it found stale at start; same quiet state for the reads.
-      await server.settle();
-      await sleep(500);
+      // No edits: the server may still be saving caches it found stale at start.
+      await settle();
     }
 
     // 5. read actions under load
