@@ -233,6 +233,8 @@ export class HomeIndex {
   private lastWrite = 0;
   private writes = 0;
   private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  /** Callers of `whenIdle`, resolved when the deferred work is done. */
+  private idleWaiters: Array<() => void> = [];
   /** Notes whose links are not resolved yet. */
   private readonly pendingNotes = new Set<NoteRec>();
   /** Keys whose (resolved) links must be resolved again. */
@@ -615,7 +617,7 @@ export class HomeIndex {
    */
   private schedule(): void {
     if (this.mode !== 'background' || this.timer !== null || this.held) return;
-    if (!this.hasDeferredWork()) return;
+    if (!this.hasDeferredWork()) return this.wakeIdleWaiters();
     this.timer = setTimeout(() => this.tick(), this.idleMs);
     this.timer.unref();
   }
@@ -636,6 +638,17 @@ export class HomeIndex {
     this.schedule();
   }
 
+  /** Resolves once no deferred link or tag work is left (at once when there is none). */
+  whenIdle(): Promise<void> {
+    if (!this.hasDeferredWork()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private wakeIdleWaiters(): void {
+    if (this.idleWaiters.length === 0 || this.hasDeferredWork()) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
   private hasDeferredWork(): boolean {
     return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.tagsPending.size > 0;
   }
@@ -654,7 +667,7 @@ export class HomeIndex {
     if (!tagsDone) {
       this.timer = setImmediate(() => this.tick());
       this.timer.unref();
-    }
+    } else this.wakeIdleWaiters();
   }
 
   /**
@@ -697,6 +710,7 @@ export class HomeIndex {
   flush(): void {
     this.flushLinks();
     this.flushTags();
+    this.wakeIdleWaiters();
   }
 
   /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, notes with tags to add. */

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
+import { heapCompaction, type HeapCompaction } from '../core/heap-compaction.js';
 import { FullTextIndex } from '../index/fulltext/full-text.js';
 import { decodeFullText, encodeFullText } from '../index/fulltext/persist.js';
 import { HomeIndex, type FileStat } from '../index/home-index.js';
@@ -37,6 +38,8 @@ export interface VaultOptions {
   /** Worker threads for large scans (default: one per core, at most 4; 1 scans in this thread). */
   scanThreads?: number;
   onError?: (err: unknown) => void;
+  /** Asked for a full garbage collection after the opening and each snapshot save (default: the process's; null: never). */
+  heapCompaction?: HeapCompaction | null;
 }
 
 export interface ScanStats {
@@ -134,9 +137,11 @@ export class Vault {
   private parsed = 0;
   private saving: Promise<void> | null = null;
   private readonly listeners = new Set<(change: VaultChange) => void>();
+  private readonly compaction: HeapCompaction | null;
 
   constructor(private readonly opts: VaultOptions) {
     this.root = path.resolve(opts.root);
+    this.compaction = opts.heapCompaction === undefined ? heapCompaction : opts.heapCompaction;
     this.home = new Home(this.root);
     this.home.onWritten((e) => this.onOwnChange(e));
     this.ready = this.open();
@@ -207,6 +212,7 @@ export class Vault {
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
+    void index.whenIdle().then(() => this.compaction?.request());
     this.stats = { notes: index.noteCount, files: index.fileCount, parsed: this.parsed, ms: Math.round(performance.now() - started) };
     return this.stats;
   }
@@ -458,6 +464,7 @@ export class Vault {
       ]);
       this.lastSaveAt = started;
       this.lastSaveMs = Date.now() - started;
+      this.compaction?.request();
     };
     const next = (this.saving ?? Promise.resolve()).then(run);
     this.saving = next.catch(() => undefined);

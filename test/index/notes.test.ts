@@ -167,6 +167,33 @@ describe('tags', () => {
     expect(i.backlinkCount('b.md')).toBe(1);
   });
 
+  it('whenIdle resolves once held background work has run after release, and at once when there is none', async () => {
+    const i = new HomeIndex({ mode: 'background', idleMs: 5, sliceMs: 5 });
+    await i.whenIdle();
+    i.holdBackground();
+    addNote(i, 'a.md', '#x [[b]]');
+    addNote(i, 'b.md', '#y');
+    let idle = false;
+    const waiting = i.whenIdle().then(() => (idle = true));
+    await new Promise((r) => setTimeout(r, 40));
+    expect(idle).toBe(false);
+    i.releaseBackground();
+    await waiting;
+    expect(i.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0 });
+  });
+
+  it('whenIdle also resolves when a read did the deferred work first', async () => {
+    const i = new HomeIndex({ mode: 'background', idleMs: 5, sliceMs: 5 });
+    i.holdBackground();
+    addNote(i, 'a.md', '#x [[b]]');
+    addNote(i, 'b.md', '#y');
+    const waiting = i.whenIdle();
+    expect(i.backlinkCount('b.md')).toBe(1);
+    expect(i.tags().map((t) => t.tag)).toEqual(['x', 'y']);
+    i.releaseBackground();
+    await waiting;
+  });
+
   it('updates and removals adjust counts', async () => {
     const i = homeWith([['a.md', '#x/y'], ['b.md', '#x']]);
     addNote(i, 'a.md', '#z');
