@@ -4,8 +4,9 @@
  * needed, starts the server, waits until the user's Home is indexed, writes
  * the request targets (note ids, tags, backlink counts) to --targets and
  * emits { url, token, readyMs, ... }. Then it reads commands on stdin, one a
- * line: `mem` (emits memory usage), `settle` (saves the index caches now,
- * emits when done) and `close` (stops the server, exits).
+ * line: `mem` (emits memory usage), `settle` (saves the index caches now and
+ * lets the heap compaction that follows run, emits when done) and `close`
+ * (stops the server, exits).
  * Usage: child-server.ts --data <dataDir> --user <name> --targets <file> --count <notes>
  */
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { Caller } from '../src/accounts/caller.js';
 import { loadConfig } from '../src/core/config.js';
+import { heapCompaction } from '../src/core/heap-compaction.js';
 import { prng } from '../src/markdown/generate.js';
 import { openServices, startServer } from '../src/server.js';
 import { addUser, issueAdminToken } from '../src/surfaces/cli/admin.js';
@@ -92,10 +94,14 @@ rl.on('line', (line) => {
   } else if (cmd === 'settle') {
     // Save what the edits changed now, so every read run starts from the same, quiet state.
     const t = performance.now();
-    void vault.saveSnapshot().then(
-      () => emit({ settled: true, ms: Math.round(performance.now() - t) }),
-      (e: unknown) => emit({ settled: false, error: String(e) }),
-    );
+    const runs = heapCompaction.runs;
+    void vault
+      .saveSnapshot()
+      .then(() => heapCompaction.settled())
+      .then(
+        () => emit({ settled: true, ms: Math.round(performance.now() - t), compacted: heapCompaction.runs > runs, heapUsed: process.memoryUsage().heapUsed }),
+        (e: unknown) => emit({ settled: false, error: String(e) }),
+      );
   } else if (cmd === 'close') void close();
 });
 rl.on('close', () => void close());

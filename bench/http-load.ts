@@ -38,8 +38,8 @@ export interface ServerChild {
   targets: Targets;
   /** Memory of the server process now. */
   mem(): Promise<{ rss: number; heapUsed: number }>;
-  /** Has the server save its index caches now; resolves when they are written. */
-  settle(): Promise<{ settled: boolean; ms?: number }>;
+  /** Has the server save its index caches now; resolves when they are written and the heap compaction they ask for has run. */
+  settle(): Promise<{ settled: boolean; ms?: number; compacted?: boolean; heapUsed?: number }>;
   close(): Promise<void>;
   /** Server log lines (stderr) seen so far. */
   log: string[];

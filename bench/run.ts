@@ -6,6 +6,7 @@
  *   npm run bench -- --sizes 10000        only these sizes (comma-separated)
  *   npm run bench -- --duration 10        seconds per fixed-rate load run (default 5)
  *   npm run bench -- --max-duration 2     seconds per max-throughput run (default 2)
+ *   npm run bench -- --warmup 3           seconds of load at the fixed rate, not counted, before each route's runs (default 3)
  *   npm run bench -- --rate 1000          fixed rate, req/s (default 1000)
  *   npm run bench -- --edits 200          external edits measured (default 200)
  *   npm run bench -- --edit-budget 60     seconds before the edit phase stops early (default 60)
@@ -42,6 +43,7 @@ const sizes: number[] = args.sizes
 const seed = args.seed ? Number(args.seed) : DEFAULT_SEED;
 const durationS = args.duration ? Number(args.duration) : 5;
 const maxDurationS = args['max-duration'] ? Number(args['max-duration']) : 2;
+const warmupS = args.warmup !== undefined ? Number(args.warmup) : 3;
 const rate = args.rate ? Number(args.rate) : 1000;
 const edits = args.edits !== undefined ? Number(args.edits) : 200;
 const editBudgetS = args['edit-budget'] ? Number(args['edit-budget']) : 60;
@@ -78,6 +80,7 @@ const results: any = {
     seed,
     rate,
     durationS,
+    warmupS,
     maxDurationS,
     edits,
     editBudgetS,
@@ -171,11 +174,13 @@ async function benchSize(count: number) {
   out.server = { startMs: server.info.readyMs, searchReadyMs: server.info.searchReadyMs, parsed: server.info.stats.parsed, rssAtReady: server.info.rss };
   log(`  server: Home ready in ${server.info.readyMs} ms (${server.info.stats.parsed} parsed), RSS ${mb(server.info.rss)} MB`);
   const edited = new Set<number>();
-  /** Has the server save its index caches now and waits for it, so every read run starts from the same, quiet state; the ms it took. */
+  /** Has the server save its index caches now (and collect the heap if that is due) and waits for it, so every read run starts from the same, quiet state; the ms it took. */
   const settle = async () => {
     const tw = performance.now();
-    await server.settle();
+    const s = await server.settle();
     await sleep(500);
+    out.server.settle = { compacted: s.compacted ?? false, heapUsedAfter: s.heapUsed ?? null };
+    if (s.compacted) log(`  heap collected after the save: ${mb(s.heapUsed ?? 0)} MB used`);
     return Math.round(performance.now() - tw);
   };
   try {
@@ -234,6 +239,8 @@ async function benchSize(count: number) {
     };
     out.read = {};
     for (const route of args.routes ? ROUTES.filter((r) => String(args.routes).split(',').includes(r)) : ROUTES) {
+      // The same load first, not counted: both processes' code gets compiled for this route, as in a server that has been running.
+      if (warmupS > 0) await runLoad({ base: url, token, pick: picks[route], rate, durationS: warmupS, seed: 5 });
       const fixed: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate, durationS });
       const max: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate: null, durationS: maxDurationS, seed: 7 });
       out.read[route] = { fixed, max };
@@ -371,7 +378,7 @@ function report() {
 // ------------------------------------------------------------------- main
 
 const started = performance.now();
-log(`Quire bench: sizes ${sizes.join(', ')}; load ${rate} req/s × ${durationS} s, max ${maxDurationS} s; ${edits} edits`);
+log(`Quire bench: sizes ${sizes.join(', ')}; load ${rate} req/s × ${durationS} s after ${warmupS} s of warm-up, max ${maxDurationS} s; ${edits} edits`);
 try {
   for (const n of sizes) await benchSize(n);
 } finally {
