@@ -328,3 +328,51 @@ export async function probe(base: string, token: string, urlPath: string, n: num
   }
   return { path: urlPath, ...summarize(lat), bytes, items, non2xx };
 }
+
+/** One GET with the bearer token: the response's bytes as they came. */
+export function getRaw(base: string, token: string, urlPath: string): Promise<{ status: number; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(base + urlPath, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The distinct paths `pick` draws with these seeds in `n` draws each: what a `runLoad` with those seeds can ask for. */
+export function pathsDrawn(pick: (r: () => number) => string, seeds: number[], n: number): string[] {
+  const out = new Set<string>();
+  for (const seed of seeds) {
+    const r = prng(seed);
+    for (let k = 0; k < n; k++) out.add(pick(r));
+  }
+  return [...out];
+}
+
+/** Starts bench/child-replay.ts answering each path of `bodiesFile` with its recorded bytes. */
+export function startReplayChild(bodiesFile: string): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, [RUN_TS, path.join(BENCH_DIR, 'child-replay.ts'), '--bodies', bodiesFile], {
+    cwd: REPO_DIR,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exit = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    exit.then(() => reject(new Error('replay server exited early')));
+    readline.createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (!l.startsWith('@@RESULT ')) return;
+      const { url } = JSON.parse(l.slice('@@RESULT '.length)) as { url: string };
+      resolve({
+        url,
+        close: async () => {
+          child.stdin!.write('close\n');
+          const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exit;
+          clearTimeout(killer);
+        },
+      });
+    });
+  });
+}

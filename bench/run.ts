@@ -7,6 +7,7 @@
  *   npm run bench -- --duration 10        seconds per fixed-rate load run (default 5)
  *   npm run bench -- --max-duration 2     seconds per max-throughput run (default 2)
  *   npm run bench -- --warmup 3           seconds of load at the fixed rate, not counted, before each route's runs (default 3)
+ *   npm run bench -- --no-floor           skip the replay floor (the same load against a bare server replaying the answers)
  *   npm run bench -- --rate 1000          fixed rate, req/s (default 1000)
  *   npm run bench -- --edits 200          external edits measured (default 200)
  *   npm run bench -- --edit-budget 60     seconds before the edit phase stops early (default 60)
@@ -27,7 +28,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { probe, runLoad, getJson, measureEdits, startServerChild, type LoadResult, type ServerChild } from './http-load.js';
+import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayChild, startServerChild, type LoadResult, type ServerChild } from './http-load.js';
 import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, sleep } from './lib.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 
@@ -244,9 +245,11 @@ async function benchSize(count: number) {
       const fixed: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate, durationS });
       const max: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate: null, durationS: maxDurationS, seed: 7 });
       out.read[route] = { fixed, max };
+      if (!args['no-floor']) out.read[route].floor = await replayFloor(url, token, picks[route], path.join(v.dir, `replay-${route}.json`));
       const bad = fixed.errors + fixed.non2xx + fixed.timeouts;
+      const floor: LoadResult | undefined = out.read[route].floor;
       log(
-        `  ${route.padEnd(15)} @${rate}/s: p50 ${fixed.p50} ms, p99 ${fixed.p99} ms, ${fixed.rps} req/s${bad ? `, ${bad} ERRORS/non-2xx` : ''}, ~${Math.round(fixed.meanBytes / 1024)} KB/resp | max ${max.rps} req/s (p99 ${max.p99} ms${max.errors + max.non2xx ? `, ${max.errors + max.non2xx} errors/non-2xx` : ''})`,
+        `  ${route.padEnd(15)} @${rate}/s: p50 ${fixed.p50} ms, p99 ${fixed.p99} ms, ${fixed.rps} req/s${bad ? `, ${bad} ERRORS/non-2xx` : ''}, ~${Math.round(fixed.meanBytes / 1024)} KB/resp | max ${max.rps} req/s (p99 ${max.p99} ms${max.errors + max.non2xx ? `, ${max.errors + max.non2xx} errors/non-2xx` : ''})${floor ? ` | replay floor p50 ${floor.p50} ms, p99 ${floor.p99} ms` : ''}`,
       );
       save();
     }
@@ -342,6 +345,7 @@ function report() {
       };
       add(`${r} p50 @${rate}/s`, (s) => s.read[r].fixed.p50, ' ms');
       add(`${r} p99 @${rate}/s`, p99ok, ' ms', TARGETS.readP99);
+      add(`  replay floor p50 / p99 (ms)`, (s) => (s.read[r].floor ? `${s.read[r].floor.p50} / ${s.read[r].floor.p99}` : undefined), ' ms');
       if (r === 'note_backlinks') {
         if (has(100000)) {
           const x = get(100000, p99ok);
@@ -378,6 +382,27 @@ function report() {
 // ------------------------------------------------------------------- main
 
 const started = performance.now();
+/**
+ * The same warm-up and fixed-rate load as a route's, against a bare HTTP
+ * server that answers every path the load can draw with the bytes the Quire
+ * server answered it with (fetched once, one at a time): what the load
+ * generator, the loopback and Node's HTTP stack alone cost here.
+ */
+async function replayFloor(url: string, token: string, pick: (r: () => number) => string, bodiesFile: string): Promise<LoadResult> {
+  const draws = Math.ceil(rate * (Math.max(warmupS, durationS) + 1));
+  const bodies: Record<string, string> = {};
+  for (const p of pathsDrawn(pick, [5, 99], draws)) bodies[p] = (await getRaw(url, token, p)).bytes.toString('base64');
+  fs.writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const replay = await startReplayChild(bodiesFile);
+  try {
+    if (warmupS > 0) await runLoad({ base: replay.url, token, pick, rate, durationS: warmupS, seed: 5 });
+    return await runLoad({ base: replay.url, token, pick, rate, durationS });
+  } finally {
+    await replay.close();
+    fs.rmSync(bodiesFile, { force: true });
+  }
+}
+
 log(`Quire bench: sizes ${sizes.join(', ')}; load ${rate} req/s × ${durationS} s after ${warmupS} s of warm-up, max ${maxDurationS} s; ${edits} edits`);
 try {
   for (const n of sizes) await benchSize(n);
