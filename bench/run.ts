@@ -379,9 +379,6 @@ function report() {
   log('\n' + text);
 }
 
-// ------------------------------------------------------------------- main
-
-const started = performance.now();
 /**
  * The same warm-up and fixed-rate load as a route's, against a bare HTTP
  * server that answers every path the load can draw with the bytes the Quire
@@ -403,6 +400,9 @@ async function replayFloor(url: string, token: string, pick: (r: () => number) =
   }
 }
 
+// ------------------------------------------------------------------- main
+
+const started = performance.now();
 log(`Quire bench: sizes ${sizes.join(', ')}; load ${rate} req/s × ${durationS} s after ${warmupS} s of warm-up, max ${maxDurationS} s; ${edits} edits`);
 try {
   for (const n of sizes) await benchSize(n);

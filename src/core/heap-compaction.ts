@@ -27,7 +27,7 @@ export interface HeapCompactionOptions {
   growth?: number;
   /** Wait this long after the last request before collecting. */
   quietMs?: number;
-  /** Runs a full collection (default: V8's, see `fullCollection`). */
+  /** Runs a full collection (default: V8's, see `collectFully`). */
   collect?: () => void;
   /** The heap's current size in bytes (default: V8's used heap size). */
   heapBytes?: () => number;
@@ -47,13 +47,14 @@ let fullCollection: (() => void) | null = null;
  */
 function collectFully(): void {
   if (fullCollection === null) {
-    const exposed = (globalThis as { gc?: () => void }).gc;
-    if (typeof exposed === 'function') fullCollection = exposed;
-    else {
+    let found = (globalThis as { gc?: unknown }).gc;
+    if (typeof found !== 'function') {
       v8.setFlagsFromString('--expose-gc');
-      fullCollection = vm.runInNewContext('gc') as () => void;
+      found = vm.runInNewContext('typeof gc === "function" ? gc : undefined');
       v8.setFlagsFromString('--no-expose-gc');
     }
+    // Without it (a runtime that refuses the flag) the heap is left to V8, as it would be anyway.
+    fullCollection = typeof found === 'function' ? (found as () => void) : () => undefined;
   }
   fullCollection();
 }
@@ -89,13 +90,6 @@ export class HeapCompaction {
   settled(): Promise<void> {
     if (this.timer === null) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  /** Forgets a waiting collection (on shutdown). */
-  cancel(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    for (const resolve of this.waiters.splice(0)) resolve();
   }
 
   private run(): void {
