@@ -35,6 +35,8 @@ const stampOf = (st: fs.Stats): Stamp => `${st.ino}:${st.size}:${st.mtimeMs}`;
 export class SidecarStore {
   private readonly db: Low<SidecarData>;
   private stamp: Stamp | null = null;
+  /** True once this turn of the event loop has looked at the file: one request asks several times (authentication, then its Home). */
+  private checkedThisTurn = false;
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(readonly file: string, now: number) {
@@ -48,14 +50,21 @@ export class SidecarStore {
     return store;
   }
 
-  /** A current view of the data. Cheap: one stat, and a re-read only if another process wrote. */
+  /**
+   * A current view of the data. Cheap: one stat per turn of the event loop,
+   * and a re-read only if another process wrote. A write by another process
+   * is seen from the next turn on.
+   */
   snapshot(): Readonly<SidecarData> {
+    if (this.checkedThisTurn) return this.db.data;
     let st: fs.Stats;
     try {
       st = fs.statSync(this.file);
     } catch {
       return this.db.data;
     }
+    this.checkedThisTurn = true;
+    setImmediate(() => (this.checkedThisTurn = false)).unref();
     const stamp = stampOf(st);
     if (stamp !== this.stamp) {
       this.db.data = JSON.parse(fs.readFileSync(this.file, 'utf8')) as SidecarData;
