@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registry } from './actions/registry.js';
 import { loadConfig, paths, type Config, type ConfigInput } from './core/config.js';
+import { heapCompaction } from './core/heap-compaction.js';
 import { hashSecret, newSecret } from './core/ids.js';
 import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
@@ -69,6 +70,10 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   config.listenUrl = url;
   if (setupToken) log(`first start: no users yet. One-time setup token: ${setupToken}`);
   log(`quire listening on ${url} (data ${config.dataDir})`);
+  const MB = 1024 * 1024;
+  const stopHeapLog = heapCompaction.onCollected((c) =>
+    log(`heap collected after bulk work: ${Math.round(c.beforeBytes / MB)} -> ${Math.round(c.afterBytes / MB)} MB in ${c.ms} ms`),
+  );
   // Index every Home in the background; requests for a Home still indexing wait for it.
   const indexing = (services.vaults as InstanceVaults).openAll();
   // Fire reminders that came due while the server was down, then keep firing them at their instant.
@@ -79,6 +84,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     url,
     setupToken,
     close: async () => {
+      stopHeapLog();
       await services.reminders?.stop();
       await app.close();
       await services.jobs?.close();

@@ -59,6 +59,13 @@ function collectFully(): void {
   fullCollection();
 }
 
+/** What one collection did, for the server's log. */
+export interface Collection {
+  beforeBytes: number;
+  afterBytes: number;
+  ms: number;
+}
+
 export class HeapCompaction {
   private readonly minHeapBytes: number;
   private readonly growth: number;
@@ -68,6 +75,7 @@ export class HeapCompaction {
   private timer: NodeJS.Timeout | null = null;
   private lastAfter = 0;
   private waiters: Array<() => void> = [];
+  private readonly listeners = new Set<(c: Collection) => void>();
   /** Full collections run so far. */
   runs = 0;
 
@@ -86,6 +94,12 @@ export class HeapCompaction {
     this.timer.unref();
   }
 
+  /** Calls `cb` after each collection (the server logs it: it is a pause of the whole process). */
+  onCollected(cb: (c: Collection) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
   /** Resolves when no collection is waiting to run. */
   settled(): Promise<void> {
     if (this.timer === null) return Promise.resolve();
@@ -95,10 +109,14 @@ export class HeapCompaction {
   private run(): void {
     this.timer = null;
     try {
-      if (worthCompacting(this.heapBytes(), this.lastAfter, this.minHeapBytes, this.growth)) {
+      const beforeBytes = this.heapBytes();
+      if (worthCompacting(beforeBytes, this.lastAfter, this.minHeapBytes, this.growth)) {
+        const started = performance.now();
         this.collect();
         this.runs++;
         this.lastAfter = this.heapBytes();
+        const done: Collection = { beforeBytes, afterBytes: this.lastAfter, ms: Math.round(performance.now() - started) };
+        for (const cb of this.listeners) cb(done);
       }
     } finally {
       for (const resolve of this.waiters.splice(0)) resolve();

@@ -56,6 +56,23 @@ describe('HeapCompaction', () => {
     expect(collect).toHaveBeenCalledTimes(2);
   });
 
+  it('tells its listeners what each collection did, until they unsubscribe', () => {
+    vi.useFakeTimers();
+    let heap = 900 * MB;
+    const c = new HeapCompaction({ minHeapBytes: 0, growth: 0, quietMs: 10, collect: () => (heap = 400 * MB), heapBytes: () => heap });
+    const seen: Array<[number, number]> = [];
+    const stop = c.onCollected((x) => seen.push([x.beforeBytes / MB, x.afterBytes / MB]));
+    c.request();
+    vi.advanceTimersByTime(10);
+    expect(seen).toEqual([[900, 400]]);
+    stop();
+    heap = 900 * MB;
+    c.request();
+    vi.advanceTimersByTime(10);
+    expect(seen).toEqual([[900, 400]]);
+    expect(c.runs).toBe(2);
+  });
+
   it('settled() waits for a requested collection and resolves at once when none is waiting', async () => {
     const collect = vi.fn();
     const c = new HeapCompaction({ minHeapBytes: 0, quietMs: 20, collect, heapBytes: () => MB });
