@@ -12,7 +12,7 @@
  * server's heap stood at 1.9 GB for 1.0 GB of index: collecting once after
  * the opening halves each young-generation pause (see docs/benchmarks.md).
  *
- * The collection itself stops the process for about 0.7 s per GB, so it is
+ * The collection itself stops the process for 0.7-1.1 s on that Home, so it is
  * asked for only after bulk work, runs once the requests for it have
  * stopped for `quietMs`, and only when the heap has grown to `growth`
  * times what the last one left (and past `minHeapBytes`).
