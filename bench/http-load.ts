@@ -116,27 +116,30 @@ export function startServerChild(opts: {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-/** One GET with the bearer token; the body parsed as JSON. */
-export function getJson(base: string, token: string, urlPath: string): Promise<{ status: number; body: any; bytes: number; ms: number }> {
-  const t0 = performance.now();
+/** One GET with the bearer token: the response's bytes as they came. */
+export function getRaw(base: string, token: string, urlPath: string): Promise<{ status: number; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.get(base + urlPath, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const buf = Buffer.concat(chunks);
-        let body: any = null;
-        try {
-          body = JSON.parse(buf.toString('utf8'));
-        } catch {
-          body = buf.toString('utf8');
-        }
-        resolve({ status: res.statusCode ?? 0, body, bytes: buf.length, ms: performance.now() - t0 });
-      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
     req.on('error', reject);
   });
+}
+
+/** One GET with the bearer token: status, body (parsed as JSON when it is), size and time until parsed. */
+export async function getJson(base: string, token: string, urlPath: string): Promise<{ status: number; body: any; bytes: number; ms: number }> {
+  const t0 = performance.now();
+  const { status, bytes } = await getRaw(base, token, urlPath);
+  let body: any = null;
+  try {
+    body = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    body = bytes.toString('utf8');
+  }
+  return { status, body, bytes: bytes.length, ms: performance.now() - t0 };
 }
 
 // ------------------------------------------------------------ edit → visible
@@ -327,19 +330,6 @@ export async function probe(base: string, token: string, urlPath: string, n: num
     if (Array.isArray(res.body?.items)) items = res.body.items.length;
   }
   return { path: urlPath, ...summarize(lat), bytes, items, non2xx };
-}
-
-/** One GET with the bearer token: the response's bytes as they came. */
-export function getRaw(base: string, token: string, urlPath: string): Promise<{ status: number; bytes: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(base + urlPath, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
 }
 
 /** The distinct paths `pick` draws with these seeds in `n` draws each: what a `runLoad` with those seeds can ask for. */
