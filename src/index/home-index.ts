@@ -650,7 +650,7 @@ export class HomeIndex {
   }
 
   private hasDeferredWork(): boolean {
-    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.tagsPending.size > 0;
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.tagsPending.size > 0 || this.fullText.hasPendingMerge;
   }
 
   private tick(): void {
@@ -667,7 +667,11 @@ export class HomeIndex {
     if (!tagsDone) {
       this.timer = setImmediate(() => this.tick());
       this.timer.unref();
-    } else this.wakeIdleWaiters();
+      return;
+    }
+    // Last, and in one piece (a merge does not pause): the scan's full text, if a search has not merged it yet.
+    this.fullText.mergePending();
+    this.wakeIdleWaiters();
   }
 
   /**
@@ -706,10 +710,11 @@ export class HomeIndex {
     return true;
   }
 
-  /** Finish all deferred work (links and tags) now. */
+  /** Finish all deferred work (links, tags, the full text's merge) now. */
   flush(): void {
     this.flushLinks();
     this.flushTags();
+    this.fullText.mergePending();
     this.wakeIdleWaiters();
   }
 

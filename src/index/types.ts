@@ -123,17 +123,19 @@ export interface SearchHit {
 }
 
 /**
- * When deferred work runs. Link resolution and the tag index are deferred;
- * everything else (notes, files, ids, tasks, blocks, full text) is updated
- * inside the upsert/remove call.
+ * When deferred work runs. Link resolution and the tag index are deferred,
+ * and so is merging the postings scan workers tokenized into the full-text
+ * segment (`FullTextIndex.addPartials`); everything else (notes, files,
+ * ids, tasks, blocks, full text) is updated inside the upsert/remove call.
  * - `background` (default): pending work runs once the index has not been
- *   written to for `idleMs`, in short slices on the event loop;
+ *   written to for `idleMs`, in short slices on the event loop (the merge
+ *   in one piece, last);
  * - `sync`: inside `upsertNote`/`upsertFile`/`remove` (slow for bulk loads:
  *   links may be resolved twice);
  * - `lazy`: only when a query needs it, or on `flush()`.
  * In every mode a query first finishes the work it depends on (links for
  * `outgoing`/`backlinks`/`unresolved`, tags for `tags`/`notesWithTag` and a
- * search by tag), so answers are never stale.
+ * search by tag, the merge for a search), so answers are never stale.
  */
 export type IndexingMode = 'background' | 'sync' | 'lazy';
 

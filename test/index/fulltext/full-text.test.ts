@@ -158,6 +158,53 @@ describe('full-text index against MiniSearch', () => {
     expect(idx.search('stale', { combineWith: 'OR', limit: 10 })).toEqual([]);
     expect(compareAll(idx, reference(docs), [5, 1000])).toBeGreaterThan(1000);
   });
+
+  it('merges scan postings only when a search, a save or its owner needs them, and edits made meanwhile count', () => {
+    const partial = (part: Doc[]): PartialIndex => {
+      const postings = new TermPostings(false);
+      const lengths: number[] = [];
+      part.forEach((d, i) => postings.add(i, fieldsOfDoc(d), lengths, i * 4));
+      return { paths: part.map((d) => d.path), etags: part.map((d) => `scan-${d.path}`), lengths: Int32Array.from(lengths), segment: postings.toSegment() };
+    };
+    const idx = new FullTextIndex();
+    idx.addPartials([partial(docs.slice(0, 250)), partial(docs.slice(250))]);
+    expect(idx.hasPendingMerge).toBe(true);
+    // Known at once, before any merge: which documents there are and at which ETag.
+    expect(idx.documents).toBe(docs.length);
+    expect(idx.etagOf(docs[7]!.path)).toBe(`scan-${docs[7]!.path}`);
+    expect(idx.indexed().size).toBe(docs.length);
+    // Edits after the scan: one scanned document deleted (before any merge), one replaced, one added.
+    const current = new Map(docs.map((d) => [d.path, d]));
+    idx.delete(docs[3]!.path);
+    current.delete(docs[3]!.path);
+    expect(idx.hasPendingMerge).toBe(true);
+    expect(idx.documents).toBe(docs.length - 1);
+    const replaced = { ...docs[300]!, body: 'pelicans replaced this body' };
+    idx.set(replaced.path, fieldsOfDoc(replaced), 'edited');
+    current.set(replaced.path, replaced);
+    const added = { path: 'added.md', title: 'Added', body: 'pelicans arrived', tags: '', aliases: '' };
+    idx.set(added.path, fieldsOfDoc(added), 'a');
+    current.set(added.path, added);
+    expect(idx.documents).toBe(current.size);
+    // What a fresh MiniSearch of the final notes answers.
+    expect(compareAll(idx, reference(current.values()), [5, 1000])).toBeGreaterThan(1000);
+    expect(idx.hasPendingMerge).toBe(false);
+
+    // Untouched, the first search merges.
+    const untouched = new FullTextIndex();
+    untouched.addPartials([partial(docs.slice(0, 250)), partial(docs.slice(250))]);
+    expect(untouched.hasPendingMerge).toBe(true);
+    expect(compareAll(untouched, reference(docs), [5])).toBeGreaterThan(100);
+    expect(untouched.hasPendingMerge).toBe(false);
+    expect(idx.search('pelicans', { combineWith: 'AND', limit: 10 }).map((h) => h.path).sort()).toEqual([added.path, replaced.path].sort());
+
+    // A save merges too, and saves the merged postings.
+    const other = new FullTextIndex();
+    other.addPartials([partial(docs.slice(0, 100))]);
+    const loaded = FullTextIndex.fromState(other.state());
+    expect(other.hasPendingMerge).toBe(false);
+    expect(compareAll(loaded, reference(docs.slice(0, 100)), [5])).toBeGreaterThan(100);
+  });
 });
 
 describe('full-text file', () => {
