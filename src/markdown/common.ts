@@ -362,6 +362,14 @@ function sorted<T>(xs: T[], cmp: (a: T, b: T) => number): T[] {
   return xs;
 }
 
+/** Frontmatter tags, then inline ones (a loop: spreading the two arrays deoptimized on their element kinds). */
+function allTags(frontmatterTags: readonly string[], occurrences: readonly TagOccurrence[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < frontmatterTags.length; i++) out.push(frontmatterTags[i]!);
+  for (let i = 0; i < occurrences.length; i++) out.push(occurrences[i]!.tag);
+  return out;
+}
+
 export function assembleFacts(path: string, raw: RawFacts): NoteFacts {
   let frontmatter: Record<string, unknown> | null = null;
   let frontmatterError: string | null = null;
@@ -396,7 +404,7 @@ export function assembleFacts(path: string, raw: RawFacts): NoteFacts {
     aliases: fm.aliases,
     frontmatterTags: fm.tags,
     tagOccurrences,
-    tags: dedupeTags([...fm.tags, ...tagOccurrences.map((t) => t.tag)]),
+    tags: dedupeTags(allTags(fm.tags, tagOccurrences)),
     headings: sorted(raw.headings, (a, b) => a.line - b.line),
     blocks: sorted(raw.blocks, (a, b) => a.line - b.line || a.column - b.column),
     links: sorted(raw.links, (a, b) => a.start - b.start),

@@ -192,24 +192,25 @@ function trailingBlockId(s: string): number {
   return caret;
 }
 
-/** Mask `$$ … $$` pairs (math) in visible text. */
+/** Mask `$$ … $$` pairs (math) in visible text, line breaks excepted. */
 function maskMath(s: string): string {
   let i = s.indexOf('$$');
   if (i < 0) return s;
-  let out: string[] | null = null;
+  let out = '';
+  let copied = 0;
   let open = -1;
   for (; i >= 0 && i + 1 < s.length; ) {
     if (backslashesBefore(s, i) % 2 === 0) {
       if (open < 0) open = i;
       else {
-        if (!out) out = s.split('');
-        for (let k = open; k < i + 2; k++) if (out[k] !== '\n' && out[k] !== '\r') out[k] = '\u0000';
+        out += s.slice(copied, open) + s.slice(open, i + 2).replace(/[^\n\r]/g, '\u0000');
+        copied = i + 2;
         open = -1;
       }
       i = s.indexOf('$$', i + 2);
     } else i = s.indexOf('$$', i + 1);
   }
-  return out ? out.join('') : s;
+  return copied === 0 ? s : out + s.slice(copied);
 }
 
 /** A piece of phrasing content: one string plus how to map its indices back to the source. */
@@ -1124,7 +1125,7 @@ class Extractor {
           masks.push(i, e);
           i = e;
         } else i++;
-      } else if (c === 33 && p.charCodeAt(i + 1) === 91) {
+      } else if (c === 33 && i + 1 < n && p.charCodeAt(i + 1) === 91) {
         if (on > 0) oFlags[on - 1] = oFlags[on - 1]! | 2;
         oPos[on] = i;
         oFlags[on] = 1;
@@ -1149,7 +1150,7 @@ class Extractor {
           continue;
         }
         const labelStart = opPos + (opImage ? 2 : 1);
-        const tail = p.charCodeAt(i + 1) === 40 ? parseLinkTail(p, i + 2) : null;
+        const tail = i + 1 < n && p.charCodeAt(i + 1) === 40 ? parseLinkTail(p, i + 2) : null;
         if (!tail) {
           // a reference link to a definition of this note: plain text for
           // the facts, but links cannot contain links

@@ -161,8 +161,8 @@ function flowSequence(line: string, start: number): Item | typeof BAIL {
     if (item === BAIL) return BAIL;
     out.push(item.value);
     i = item.end;
-    while (line.charCodeAt(i) === 32) i++;
-    const sep = line.charCodeAt(i);
+    while (i < line.length && line.charCodeAt(i) === 32) i++;
+    const sep = i < line.length ? line.charCodeAt(i) : -1;
     if (sep === 44) i++;
     else if (sep !== 93) return BAIL;
   }
@@ -171,7 +171,7 @@ function flowSequence(line: string, start: number): Item | typeof BAIL {
 /** True when the rest of the line from `i` is empty, spaces, or spaces then a comment. */
 function restIsBlank(line: string, i: number): boolean {
   const from = i;
-  while (line.charCodeAt(i) === 32) i++;
+  while (i < line.length && line.charCodeAt(i) === 32) i++;
   return i === line.length || (i > from && line.charCodeAt(i) === 35);
 }
 
@@ -207,7 +207,7 @@ function inlineValue(line: string, i: number): Parsed {
 
 function indentOf(line: string): number {
   let i = 0;
-  while (line.charCodeAt(i) === 32) i++;
+  while (i < line.length && line.charCodeAt(i) === 32) i++;
   return i;
 }
 
@@ -267,13 +267,12 @@ export function parseSimpleYaml(raw: string): Record<string, unknown> | undefine
     if (line.charCodeAt(0) === 32) return undefined;
     const colon = line.indexOf(':');
     if (colon < 0) return undefined;
-    const after = line.charCodeAt(colon + 1);
-    if (!Number.isNaN(after) && after !== 32) return undefined;
+    if (colon + 1 < line.length && line.charCodeAt(colon + 1) !== 32) return undefined;
     const key = keyOf(line, colon);
     if (key === BAIL || Object.prototype.hasOwnProperty.call(out, key)) return undefined;
     n++;
     let v = colon + 1;
-    while (line.charCodeAt(v) === 32) v++;
+    while (v < line.length && line.charCodeAt(v) === 32) v++;
     if (v < line.length && line.charCodeAt(v) !== 35) {
       const value = inlineValue(line, v);
       if (value === BAIL) return undefined;
