@@ -847,7 +847,9 @@ class Extractor {
       const cs = this.nextContentStart();
       const cb = text.charCodeAt(cs) === 91 ? RE_CHECKBOX.exec(text.slice(cs, Math.min(le, cs + 6))) : null;
       const after = cb ? cs + cb[0].length : 0;
-      if (cb && (after === le || text.charCodeAt(after) === 32 || text.charCodeAt(after) === 9)) {
+      // One read of the character after the checkbox (a second read for a tab, met rarely, deoptimized).
+      const d = cb && after < le ? text.charCodeAt(after) : 32;
+      if (cb && (d === 32 || d === 9)) {
         const status = cb[1]!;
         b.taskCheckbox = cb[0];
         b.task = {
