@@ -18,6 +18,13 @@ import type { ScanBatch, ScanFinished, ScanItem, ScanRequest, ScanRow } from './
 
 const port = parentPort!;
 
+// Detach a buffer before any code here is optimized. The first detach in a thread (a transfer
+// is one) invalidates V8's ArrayBufferDetaching protector, and every function then optimized on
+// the assumption that no buffer is ever detached (the tokenizer, word counting, tag scanning:
+// whatever reads a typed array) is deoptimized and compiled again. Done now, it costs nothing.
+const probe = new ArrayBuffer(8);
+structuredClone(probe, { transfer: [probe] });
+
 /** The full text of the notes this worker scanned, numbered in scan order. */
 class PartialBuilder {
   private readonly postings = new TermPostings(false);
@@ -92,10 +99,8 @@ function scan(items: ScanItem[]): ScanBatch {
 
 port.on('message', (m: ScanRequest) => {
   if (m.t === 'scan') {
-    // Copied, not transferred: detaching a buffer (a transfer) invalidates V8's ArrayBufferDetaching
-    // protector, which deoptimized every hot function reading a typed array (tokenizer, word count,
-    // tags) at the first batch, to be compiled again; copying a batch's integers costs microseconds.
-    port.postMessage(scan(m.items));
+    const batch = scan(m.items);
+    port.postMessage(batch, [batch.linkNums.buffer as ArrayBuffer]);
   } else {
     const partial = fullText.build();
     const done: ScanFinished = { finished: true, partial };
