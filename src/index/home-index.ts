@@ -638,7 +638,7 @@ export class HomeIndex {
     this.schedule();
   }
 
-  /** Resolves once no deferred link or tag work is left (at once when there is none). */
+  /** Resolves once no deferred work (links, tags, the full text's merge) is left (at once when there is none). */
   whenIdle(): Promise<void> {
     if (!this.hasDeferredWork()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));

@@ -60,7 +60,7 @@ export interface ScanFinished {
 /** One note scanned: path, ETag, facts (`encodeFacts`); its text stays in the worker, which tokenized it. */
 export type ScanRow = [string, string | null, unknown[] | null];
 
-/** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`, and its notes' link integers. */
+/** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`, and its notes' link integers (transferred). */
 export interface ScanBatch {
   json: string;
   linkNums: Int32Array;
