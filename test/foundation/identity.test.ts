@@ -115,13 +115,15 @@ describe('scopes and roles', () => {
     });
     expect(past.status).toBe(400);
     expect(past.body.error.details.field).toBe('body.expires_at');
+    // Long enough that the first request comes before it on a busy machine; then wait until it has passed.
+    const expiresAt = Date.now() + 1500;
     const soon = await inst.api('POST', '/api/v1/auth/app-passwords', {
       token: member.token,
-      body: { name: 'soon', expires_at: Date.now() + 300, scopes: [{ scope: 'account', access: 'read' }] },
+      body: { name: 'soon', expires_at: expiresAt, scopes: [{ scope: 'account', access: 'read' }] },
     });
     expect(soon.status).toBe(201);
     expect((await inst.api('GET', '/api/v1/auth/me', { token: soon.body.password })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 400));
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 100));
     expect((await inst.api('GET', '/api/v1/auth/me', { token: soon.body.password })).status).toBe(401);
   });
 
