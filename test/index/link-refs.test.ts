@@ -55,4 +55,18 @@ describe('link refs', () => {
       { numRuns: 30 },
     );
   });
+
+  it('past the indexed size, keep a source whose links come in two goes whole, and drop all of them', () => {
+    const sources = Array.from({ length: 1100 }, (_, k) => ({ name: `s${k}` }));
+    let refs: Refs<Src> | undefined;
+    for (const s of sources) refs = addRef(refs, s, 0);
+    const late = sources[3]!;
+    refs = addRef(refs!, late, 7);
+    expect(contents(refs).filter((x) => x.startsWith('s3:'))).toEqual(['s3:0', 's3:7']);
+    expect(contents(refs)).toHaveLength(1101);
+    expect(dropRefs(refs, late)).toBe(false);
+    expect(contents(refs).some((x) => x.startsWith('s3:'))).toBe(false);
+    for (const s of sources) if (s !== late) dropRefs(refs, s);
+    expect(contents(refs)).toEqual([]);
+  });
 });
