@@ -24,8 +24,8 @@ const BIG = 1024;
  * A key carried by many links, as runs: one run per source, its link
  * indices contiguous in `links`. The indices are in typed arrays, outside
  * the JavaScript heap: on the 100k bench vault these keys hold about 90 %
- * of all refs, and as pairs of tagged values (16 bytes a link) they were a
- * fifth of the heap, which every young-generation collection walks.
+ * of all refs, and as pairs of tagged values (16 bytes a link) they took
+ * 140 MB more of its heap (1,005 against 862 MB after opening).
  */
 interface Big<S> {
   /** The source of each run, in the order added; null once its links are dropped. */
