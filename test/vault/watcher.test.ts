@@ -172,10 +172,14 @@ describe('watchHome', () => {
     // A late event of the server's own write may still come (flagged, rightly); the edit must come unflagged.
     const before = c.all().length;
     await writeFile(path.join(root, 'own.md'), 'by vim');
-    // writeFile truncates, then writes: on a busy machine a batch can come between the two and read an empty
-    // file; the write's own event follows, so wait for the content rather than for the first event.
-    await waitFor(() => c.state.get('own.md') === 'by vim');
-    expect(c.all().slice(before).some((x) => x.path === 'own.md' && x.own === undefined)).toBe(true);
+    // Wait for both, in whichever order they come: writeFile truncates, then writes, so on a busy machine an
+    // unflagged batch can read the empty file between the two (the write's own event follows), and a late
+    // flagged event of the server's write can be read after vim's bytes landed, before vim's event arrives.
+    await waitFor(
+      () => c.state.get('own.md') === 'by vim' && c.all().slice(before).some((x) => x.path === 'own.md' && x.own === undefined),
+      5000,
+      () => JSON.stringify({ content: c.state.get('own.md'), since: c.all().slice(before) }),
+    );
 
     await home.move('own.md', 'moved.md');
     await waitFor(() => c.state.has('moved.md') && !c.state.has('own.md'));
