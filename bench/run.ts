@@ -30,6 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayChild, startServerChild, type LoadResult, type ServerChild } from './http-load.js';
 import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, sleep } from './lib.js';
+import { SERVER_NODE_FLAGS } from '../src/core/idle-scavenge.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -99,7 +100,8 @@ const profArgs = (flag: string) => (args[flag] ? ['--cpu-prof', `--cpu-prof-dir=
 
 async function child<T>(what: string, script: string, a: string[]): Promise<T | { error: string; timeout?: boolean }> {
   try {
-    return await runChild<T>(script, a, script === 'child-index.ts' ? ['--expose-gc', ...profArgs('cpu-prof')] : [], childTimeoutMs);
+    // The index children run with the server's Node.js flags: they stand for the server indexing a Home.
+    return await runChild<T>(script, a, script === 'child-index.ts' ? [...SERVER_NODE_FLAGS, '--expose-gc', ...profArgs('cpu-prof')] : [], childTimeoutMs);
   } catch (e) {
     const timeout = e instanceof ChildTimeout;
     log(`  ${what}: ${timeout ? `TIMEOUT after ${childTimeoutMs / 1000} s` : 'FAILED'}${timeout ? '' : '\n' + String((e as Error).message).slice(0, 3000)}`);
@@ -161,7 +163,7 @@ async function benchSize(count: number) {
   try {
     server = await startServerChild({ dataDir: v.dataDir, user: v.user, count, targetsFile: path.join(v.dir, 'targets.json'),
       timeoutMs: childTimeoutMs * 2,
-      nodeArgs: [...profArgs('server-cpu-prof'), ...(args['server-node-args'] ? String(args['server-node-args']).split(/\s+/).filter(Boolean) : [])],
+      nodeArgs: [...SERVER_NODE_FLAGS, ...profArgs('server-cpu-prof'), ...(args['server-node-args'] ? String(args['server-node-args']).split(/\s+/).filter(Boolean) : [])],
       stdoutFile: args['server-stdout'] ? path.resolve(String(args['server-stdout'])) : undefined,
     });
   } catch (e) {

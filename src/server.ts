@@ -7,6 +7,7 @@ import { registry } from './actions/registry.js';
 import { loadConfig, paths, type Config, type ConfigInput } from './core/config.js';
 import { heapCompaction } from './core/heap-compaction.js';
 import { hashSecret, newSecret } from './core/ids.js';
+import { IdleScavenger } from './core/idle-scavenge.js';
 import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
 import { buildApp } from './surfaces/http/app.js';
@@ -62,6 +63,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const services = await openServices(config, log);
   const setupToken = await issueSetupTokenIfEmpty(services);
   const app = buildApp({ services, actions: registry, extend: (a) => registerWeb(a, services) });
+  // Before listening, so that every request is counted.
+  const stopIdleScavenges = new IdleScavenger().attach(app.server);
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -85,6 +88,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     setupToken,
     close: async () => {
       stopHeapLog();
+      stopIdleScavenges();
       await services.reminders?.stop();
       await app.close();
       await services.jobs?.close();

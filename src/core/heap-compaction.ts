@@ -27,7 +27,7 @@ export interface HeapCompactionOptions {
   growth?: number;
   /** Wait this long after the last request before collecting. */
   quietMs?: number;
-  /** Runs a full collection (default: V8's, see `collectFully`). */
+  /** Runs a full collection (default: V8's, see `v8GarbageCollector`). */
   collect?: () => void;
   /** The heap's current size in bytes (default: V8's used heap size). */
   heapBytes?: () => number;
@@ -38,26 +38,30 @@ export function worthCompacting(heapBytes: number, lastAfterBytes: number, minHe
   return heapBytes >= minHeapBytes && heapBytes >= lastAfterBytes * growth;
 }
 
-let fullCollection: (() => void) | null = null;
+type V8Gc = (options?: { type?: 'major' | 'minor' }) => void;
+let v8Gc: V8Gc | null = null;
 
 /**
- * V8's full collection, without exposing `gc` to the application: the flag
- * is on only while a fresh context looks the function up (the idiom Jest's
- * leak detector uses); `--expose-gc` on the command line is used as is.
+ * V8's `gc()`, without exposing it to the application: the flag is on only
+ * while a fresh context looks the function up (the idiom Jest's leak
+ * detector uses); `--expose-gc` on the command line is used as is. Without
+ * it (a runtime that refuses the flag) collections are left to V8, as they
+ * would be anyway.
  */
-function collectFully(): void {
-  if (fullCollection === null) {
+export function v8GarbageCollector(): V8Gc {
+  if (v8Gc === null) {
     let found = (globalThis as { gc?: unknown }).gc;
     if (typeof found !== 'function') {
       v8.setFlagsFromString('--expose-gc');
       found = vm.runInNewContext('typeof gc === "function" ? gc : undefined');
       v8.setFlagsFromString('--no-expose-gc');
     }
-    // Without it (a runtime that refuses the flag) the heap is left to V8, as it would be anyway.
-    fullCollection = typeof found === 'function' ? (found as () => void) : () => undefined;
+    v8Gc = typeof found === 'function' ? (found as V8Gc) : () => undefined;
   }
-  fullCollection();
+  return v8Gc;
 }
+
+const collectFully = () => v8GarbageCollector()();
 
 /** What one collection did, for the server's log. */
 export interface Collection {

@@ -19,6 +19,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { AppError, toAppError } from '../../core/errors.js';
+import { longLived } from '../../core/idle-scavenge.js';
 
 export interface SseEvent {
   /** `id:` line; clients send the last one back as `Last-Event-ID`. */
@@ -254,6 +255,7 @@ export function pipeSse(res: FastifyReply, stream: SseStream, status = 200): Fas
   if (sink.closed) return res.code(204).send();
   // From here on the stream owns the socket.
   res.hijack();
+  longLived(raw);
   raw.writeHead(status, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
