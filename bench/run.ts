@@ -6,7 +6,7 @@
  *   npm run bench -- --sizes 10000        only these sizes (comma-separated)
  *   npm run bench -- --duration 10        seconds per fixed-rate load run (default 5)
  *   npm run bench -- --max-duration 2     seconds per max-throughput run (default 2)
- *   npm run bench -- --warmup 3           seconds of load at the fixed rate, not counted, before each route's runs (default 3)
+ *   npm run bench -- --warmup 10          seconds of load at the fixed rate, not counted, before each route's runs (default 10)
  *   npm run bench -- --no-floor           skip the replay floor (the same load against a bare server replaying the answers)
  *   npm run bench -- --rate 1000          fixed rate, req/s (default 1000)
  *   npm run bench -- --edits 200          external edits measured (default 200)
@@ -45,7 +45,7 @@ const sizes: number[] = args.sizes
 const seed = args.seed ? Number(args.seed) : DEFAULT_SEED;
 const durationS = args.duration ? Number(args.duration) : 5;
 const maxDurationS = args['max-duration'] ? Number(args['max-duration']) : 2;
-const warmupS = args.warmup !== undefined ? Number(args.warmup) : 3;
+const warmupS = args.warmup !== undefined ? Number(args.warmup) : 10;
 const rate = args.rate ? Number(args.rate) : 1000;
 const edits = args.edits !== undefined ? Number(args.edits) : 200;
 const editBudgetS = args['edit-budget'] ? Number(args['edit-budget']) : 60;
