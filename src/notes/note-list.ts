@@ -8,7 +8,7 @@
  * changes, and a list's answer is those bytes joined: the same bytes, a
  * small fraction of the work, and no large string on the heap.
  */
-import { reply, type Reply } from '../actions/reply.js';
+import { lazyReply, type Reply } from '../actions/reply.js';
 import type { NoteEntry } from '../index/home-index.js';
 import { noteRecord, type SearchResult } from './notes.js';
 
@@ -63,7 +63,7 @@ const COMMA = Buffer.from(',');
 
 /** The list as a reply whose JSON text is joined from cached record texts. */
 export function noteListReply(page: NotePage): Reply {
-  return reply(noteList(page), { json: () => joinRecords(page.entries, page.next_cursor) });
+  return lazyReply(() => noteList(page), { json: () => joinRecords(page.entries, page.next_cursor) });
 }
 
 /**
@@ -85,9 +85,8 @@ function joinRecords(entries: readonly NoteEntry[], nextCursor: string | null, e
 
 /** A search answer: note records with their `score` and matched `terms`. */
 export function searchReply(hits: readonly SearchResult[]): Reply {
-  const items = hits.map((h) => Object.assign(noteRecord(h.entry), { score: h.score, terms: h.terms }));
-  return reply(
-    { items, next_cursor: null },
+  return lazyReply(
+    () => ({ items: hits.map((h) => Object.assign(noteRecord(h.entry), { score: h.score, terms: h.terms })), next_cursor: null }),
     { json: () => joinRecords(hits.map((h) => h.entry), null, (i) => `"score":${JSON.stringify(hits[i]!.score)},"terms":${JSON.stringify(hits[i]!.terms)}`) },
   );
 }

@@ -54,15 +54,17 @@ function fromFastifyError(err: FastifyError): AppError {
 }
 
 function sendOutcome(res: FastifyReply, out: ActionOutcome): FastifyReply {
-  if (out.body instanceof SseStream) return pipeSse(res, out.body, out.status);
+  // JSON bytes first: reading `body` would build a lazy reply's data for nothing.
+  if (out.json === undefined && out.body instanceof SseStream) return pipeSse(res, out.body, out.status);
   res.code(out.status);
   res.headers(out.headers);
   if (out.etag !== undefined) res.header('etag', `"${out.etag}"`);
+  if (out.json !== undefined && out.status !== 204) return res.type('application/json; charset=utf-8').send(out.json());
   if (out.status === 204 || out.body === undefined) return res.send();
   if (Buffer.isBuffer(out.body) || typeof out.body === 'string') {
     return res.type(out.contentType ?? 'application/octet-stream').send(out.body);
   }
-  return res.type('application/json; charset=utf-8').send(out.json ? out.json() : JSON.stringify(out.body));
+  return res.type('application/json; charset=utf-8').send(JSON.stringify(out.body));
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {
