@@ -62,22 +62,24 @@ export function installRateLimits(app: FastifyInstance, services: Services): voi
   const routes = new SlidingWindowLimiter();
   const failures = new SlidingWindowLimiter();
 
-  app.addHook('onRequest', async (req: FastifyRequest, res: FastifyReply) => {
-    const path = req.url.split('?')[0]!;
+  // Callback hooks rather than async ones: they run on every request, and a promise each is garbage in a burst.
+  app.addHook('onRequest', (req: FastifyRequest, res: FastifyReply, done: () => void) => {
     const config = services.config;
     if (req.headers.authorization) {
       const wait = failures.blocked(req.ip, config.bearerFailureLimitPerMinute);
-      if (wait > 0) return tooMany(res, wait, 'failed sign-in tokens');
+      if (wait > 0) return void tooMany(res, wait, 'failed sign-in tokens');
     }
+    const path = req.url.split('?')[0]!;
     if (SIGN_IN_ROUTE.test(path) || PAGE_ROUTE.test(path)) {
       const route = req.routeOptions.url ?? path;
       const wait = routes.hit(`${req.ip} ${req.method} ${route}`, config.authRateLimitPerMinute);
-      if (wait > 0) return tooMany(res, wait, 'sign-in requests');
+      if (wait > 0) return void tooMany(res, wait, 'sign-in requests');
     }
-    return undefined;
+    done();
   });
 
-  app.addHook('onResponse', async (req: FastifyRequest, res: FastifyReply) => {
+  app.addHook('onResponse', (req: FastifyRequest, res: FastifyReply, done: () => void) => {
     if (res.statusCode === 401 && req.headers.authorization) failures.record(req.ip);
+    done();
   });
 }

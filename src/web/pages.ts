@@ -6,7 +6,7 @@
  * pages keep the session token in localStorage and send it as a bearer
  * token; they never put it in a URL the server sees.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { checkCallbackIssuer } from '../accounts/oidc.js';
 import { installRateLimits } from '../accounts/rate-limit.js';
 import { AppError } from '../core/errors.js';
@@ -135,16 +135,20 @@ export function registerWeb(app: FastifyInstance, services: Services): void {
   installRateLimits(app, services);
   // The OpenID Connect callback may carry `iss` (RFC 9207), which the spec's query does not list:
   // check it against the provider here and drop it before the action validates its query.
-  app.addHook('preHandler', async (req, res) => {
-    if (req.method !== 'GET' || req.routeOptions.url !== '/api/v1/auth/oidc/:provider/callback') return;
-    const q = req.query as Record<string, unknown>;
-    if (q.iss === undefined) return;
-    try {
-      checkCallbackIssuer(services.config, (req.params as { provider: string }).provider, String(q.iss));
-    } catch (e) {
-      return res.code(400).type('application/json; charset=utf-8').send((e as AppError).toEnvelope());
-    }
-    delete q.iss;
+  // A hook of that route only (the actions' routes are added after this), not one every request runs.
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'GET' || route.url !== '/api/v1/auth/oidc/:provider/callback') return;
+    const checkIssuer: preHandlerAsyncHookHandler = async (req: FastifyRequest, res: FastifyReply) => {
+      const q = req.query as Record<string, unknown>;
+      if (q.iss === undefined) return;
+      try {
+        checkCallbackIssuer(services.config, (req.params as { provider: string }).provider, String(q.iss));
+      } catch (e) {
+        return res.code(400).type('application/json; charset=utf-8').send((e as AppError).toEnvelope());
+      }
+      delete q.iss;
+    };
+    route.preHandler = [...[route.preHandler ?? []].flat(), checkIssuer];
   });
   for (const [url, name] of Object.entries(ROUTES)) {
     const p = PAGES[name]!;
