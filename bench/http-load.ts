@@ -287,14 +287,13 @@ export function runLoad(opts: {
   const second: number[] = [];
   let bytes = 0;
   return new Promise((resolve, reject) => {
-    const warmupMs = (opts.warmupS ?? 0) * 1000;
-    const started = performance.now();
-    const t0 = started + warmupMs;
+    const warmupS = opts.warmupS ?? 0;
+    const t0 = performance.now() + warmupS * 1000;
     const inst = autocannon(
       {
         url: opts.base,
         connections: opts.connections ?? 10,
-        duration: (opts.warmupS ?? 0) + opts.durationS,
+        duration: warmupS + opts.durationS,
         ...(opts.rate ? { overallRate: opts.rate, ignoreCoordinatedOmission: true } : {}),
         timeout: 10,
         headers: { authorization: `Bearer ${opts.token}` },
@@ -309,7 +308,7 @@ export function runLoad(opts: {
           rate: opts.rate,
           durationS: round(wall, 2),
           requests,
-          rps: round(requests / Math.max(res.duration ? res.duration - warmupMs / 1000 : wall, 0.001), 0),
+          rps: round(requests / Math.max(res.duration ? res.duration - warmupS : wall, 0.001), 0),
           p50: s.p50,
           p90: s.p90,
           p99: s.p99,

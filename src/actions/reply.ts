@@ -18,23 +18,22 @@ export interface ReplyOptions {
 }
 
 export class Reply {
-  private made = false;
   private value: unknown;
 
   constructor(
     body: unknown,
     readonly options: ReplyOptions = {},
-    private readonly make?: () => unknown,
+    /** Builds the body on first use; cleared once it has (see `lazyReply`). */
+    private make?: () => unknown,
   ) {
     this.value = body;
-    this.made = make === undefined;
   }
 
   /** The data; a lazy reply builds it on first use (see `lazyReply`). */
   get body(): unknown {
-    if (!this.made) {
-      this.value = this.make!();
-      this.made = true;
+    if (this.make !== undefined) {
+      this.value = this.make();
+      this.make = undefined;
     }
     return this.value;
   }
