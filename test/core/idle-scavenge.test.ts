@@ -6,16 +6,10 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdleScavenger, longLived, SERVER_NODE_FLAGS, worthScavenging } from '../../src/core/idle-scavenge.js';
+import { eventually } from '../helpers/wait.js';
 
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor(ok: () => boolean, ms = 5000): Promise<void> {
-  const until = performance.now() + ms;
-  while (!ok()) {
-    if (performance.now() > until) throw new Error('timed out waiting');
-    await sleep(5);
-  }
-}
 
 describe('worthScavenging', () => {
   it.each([
@@ -89,7 +83,7 @@ describe('IdleScavenger', () => {
     s.held[1]!.end('two');
     const ended = performance.now();
     await second;
-    await waitFor(() => at.length === 1);
+    await eventually(() => at.length === 1);
     expect(at[0]! - ended).toBeGreaterThanOrEqual(49);
     expect(scavenger.runs).toBe(1);
     // Still quiet: nothing more until requests come and go again.
@@ -110,7 +104,7 @@ describe('IdleScavenger', () => {
       await p;
       await sleep(40);
     }
-    await waitFor(() => at.length > 0);
+    await eventually(() => at.length > 0);
     // However slow the machine, the one collection comes idleMs after the last request, not after the first.
     expect(at.length).toBe(1);
     expect(at[0]! - lastEnded).toBeGreaterThanOrEqual(149);
@@ -140,7 +134,7 @@ describe('IdleScavenger', () => {
     expect(at).toEqual([]);
     longLived(s.held[0]!);
     longLived(s.held[0]!); // twice is once
-    await waitFor(() => at.length === 1);
+    await eventually(() => at.length === 1);
     // The stream ending later does not count it out a second time: the next request holds collections off.
     s.held[0]!.end();
     const p = s.get();
@@ -149,7 +143,7 @@ describe('IdleScavenger', () => {
     expect(at.length).toBe(1);
     s.held[1]!.end();
     await p;
-    await waitFor(() => at.length === 2);
+    await eventually(() => at.length === 2);
   });
 
   it("runs V8's own young-generation collection by default", async () => {
@@ -172,8 +166,8 @@ describe('IdleScavenger', () => {
     expect(garbage.length).toBe(20_000);
     const usedBefore = youngUsed();
     const startedAt = performance.now();
-    await waitFor(() => scavenger.runs === 1);
-    await waitFor(() => minor.some((t) => t >= startedAt));
+    await eventually(() => scavenger.runs === 1);
+    await eventually(() => minor.some((t) => t >= startedAt));
     expect(youngUsed()).toBeLessThan(usedBefore);
   });
 });
