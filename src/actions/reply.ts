@@ -61,19 +61,34 @@ export interface ActionOutcome {
   json?: () => Buffer;
 }
 
-export function toOutcome(result: unknown): ActionOutcome {
-  if (result instanceof Reply) {
-    const { status, etag, headers, contentType, json } = result.options;
-    const outcome: ActionOutcome = {
-      // A reply with JSON bytes has a body, so its data need not be built to know that.
-      status: status ?? (json !== undefined || result.body !== undefined ? 200 : 204),
-      body: undefined,
-      headers: headers ?? {},
-      ...(etag !== undefined ? { etag } : {}),
-      ...(contentType !== undefined ? { contentType } : {}),
-      ...(json !== undefined ? { json } : {}),
-    };
-    return Object.defineProperty(outcome, 'body', { get: () => result.body, enumerable: true });
+/**
+ * A Reply's outcome. `body` is a getter on the class, not one defined on
+ * each outcome: `Object.defineProperty(outcome, 'body', { get: () => ... })`
+ * gave every response object a hidden class of its own, allocated in the
+ * old generation, which then filled with them under load (docs/architecture.md, "Memory").
+ */
+class ReplyOutcome implements ActionOutcome {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly etag?: string;
+  readonly contentType?: string;
+  readonly json?: () => Buffer;
+
+  constructor(private readonly reply: Reply) {
+    const { status, etag, headers, contentType, json } = reply.options;
+    this.status = status ?? (json !== undefined || reply.body !== undefined ? 200 : 204);
+    this.headers = headers ?? {};
+    if (etag !== undefined) this.etag = etag;
+    if (contentType !== undefined) this.contentType = contentType;
+    if (json !== undefined) this.json = json;
   }
+
+  get body(): unknown {
+    return this.reply.body;
+  }
+}
+
+export function toOutcome(result: unknown): ActionOutcome {
+  if (result instanceof Reply) return new ReplyOutcome(result);
   return { status: result === undefined ? 204 : 200, body: result, headers: {} };
 }

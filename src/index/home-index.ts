@@ -794,7 +794,7 @@ export class HomeIndex {
     if (rec === undefined) return [];
     const links = rec.entry.facts.links;
     const out: ResolvedLink[] = new Array(links.length);
-    for (let i = 0; i < links.length; i++) out[i] = { ...links.at(i), resolved: rec.resolved[i]! };
+    for (let i = 0; i < links.length; i++) out[i] = links.resolvedAt(i, rec.resolved[i]!);
     return out;
   }
 
@@ -862,7 +862,8 @@ export class HomeIndex {
   // ---------------------------------------------------------- tasks, blocks
 
   private taskEntry(rec: NoteRec, i: number): TaskEntry {
-    return { ...rec.entry.facts.tasks[i]!, path: rec.entry.path, noteId: rec.entry.id };
+    // Not `{ ...task, path, noteId }`: a spread copy that gains properties costs the old generation memory (docs/architecture.md, "Memory").
+    return Object.assign({}, rec.entry.facts.tasks[i]!, { path: rec.entry.path, noteId: rec.entry.id });
   }
 
   /** Every task of every note (notes in indexing order, tasks in document order). */

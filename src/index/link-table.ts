@@ -250,6 +250,17 @@ export class LinkTable {
     };
   }
 
+  /**
+   * `at(i)` with the path it resolves to. Not `{ ...at(i), resolved }`: a
+   * spread copy that gains a property costs the old generation memory on
+   * every call (docs/architecture.md, "Memory"); a literal that gains one does not.
+   */
+  resolvedAt(i: number, resolved: string | null): Link & { resolved: string | null } {
+    const link = this.at(i) as Link & { resolved: string | null };
+    link.resolved = resolved;
+    return link;
+  }
+
   toArray(): Link[] {
     const out = new Array<Link>(this.length);
     for (let i = 0; i < out.length; i++) out[i] = this.at(i);

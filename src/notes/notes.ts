@@ -113,7 +113,8 @@ export async function getNote(scope: Scope, id: string) {
   const text = bytes.toString('utf8');
   const facts = n.facts;
   return {
-    record: { ...noteRecord(n), etag, frontmatter: facts.frontmatter ?? {}, body: bodyOf(text, facts.frontmatterRange) },
+    // Not a spread of the record: see docs/architecture.md, "Memory".
+    record: Object.assign(noteRecord(n), { etag, frontmatter: facts.frontmatter ?? {}, body: bodyOf(text, facts.frontmatterRange) }),
     etag,
   };
 }
