@@ -4,14 +4,16 @@
  * needed, starts the server, waits until the user's Home is indexed, writes
  * the request targets (note ids, tags, backlink counts) to --targets and
  * emits { url, token, readyMs, ... }. Then it reads commands on stdin, one a
- * line: `mem` (emits memory usage), `settle` (saves the index caches now and
+ * line: `mem` (emits memory usage: RSS, heap, old generation, full collections so far), `settle` (saves the index caches now and
  * lets the heap compaction that follows run, emits when done) and `close`
  * (stops the server, exits).
  * Usage: child-server.ts --data <dataDir> --user <name> --targets <file> --count <notes>
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import readline from 'node:readline';
+import v8 from 'node:v8';
 import type { Caller } from '../src/accounts/caller.js';
 import { loadConfig } from '../src/core/config.js';
 import { heapCompaction } from '../src/core/heap-compaction.js';
@@ -86,11 +88,17 @@ async function close() {
   emit({ closed: true, closeMs: Math.round(performance.now() - t) });
   process.exit(0);
 }
+// Full (mark-compact) collections so far: the bench counts those during each read run.
+let fullGcs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
+}).observe({ entryTypes: ['gc'] });
 rl.on('line', (line) => {
   const cmd = line.trim();
   if (cmd === 'mem') {
     const m = process.memoryUsage();
-    emit({ rss: m.rss, heapUsed: m.heapUsed });
+    const oldSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_used_size ?? 0;
+    emit({ rss: m.rss, heapUsed: m.heapUsed, oldSpace, fullGcs });
   } else if (cmd === 'settle') {
     // Save what the edits changed now, so every read run starts from the same, quiet state.
     const t = performance.now();

@@ -37,7 +37,7 @@ export interface ServerChild {
   info: ServerInfo;
   targets: Targets;
   /** Memory of the server process now. */
-  mem(): Promise<{ rss: number; heapUsed: number }>;
+  mem(): Promise<{ rss: number; heapUsed: number; oldSpace: number; fullGcs: number }>;
   /** Has the server save its index caches now; resolves when they are written and the heap compaction they ask for has run. */
   settle(): Promise<{ settled: boolean; ms?: number; compacted?: boolean; heapUsed?: number }>;
   close(): Promise<void>;

@@ -243,14 +243,18 @@ async function benchSize(count: number) {
     out.read = {};
     for (const route of args.routes ? ROUTES.filter((r) => String(args.routes).split(',').includes(r)) : ROUTES) {
       // The same load first, not counted: both processes' code gets compiled for this route, as in a server that has been running.
+      const m0 = await server.mem();
       const fixed: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate, durationS, warmupS });
+      const m1 = await server.mem();
+      // What the fixed-rate run (warm-up included) left in the server's old generation, and the full collections it caused.
+      const heap = { oldGrowthMBps: round((m1.oldSpace - m0.oldSpace) / 1024 / 1024 / (durationS + warmupS), 2), fullGcs: m1.fullGcs - m0.fullGcs };
       const max: LoadResult = await runLoad({ base: url, token, pick: picks[route], rate: null, durationS: maxDurationS, seed: 7 });
-      out.read[route] = { fixed, max };
+      out.read[route] = { fixed, max, heap };
       if (!args['no-floor']) out.read[route].floor = await replayFloor(url, token, picks[route], path.join(v.dir, `replay-${route}.json`));
       const bad = fixed.errors + fixed.non2xx + fixed.timeouts;
       const floor: LoadResult | undefined = out.read[route].floor;
       log(
-        `  ${route.padEnd(15)} @${rate}/s: p50 ${fixed.p50} ms, p99 ${fixed.p99} ms (by second ${fixed.p99BySecond.join(' / ')}), ${fixed.rps} req/s${bad ? `, ${bad} ERRORS/non-2xx` : ''}, ~${Math.round(fixed.meanBytes / 1024)} KB/resp | max ${max.rps} req/s (p99 ${max.p99} ms${max.errors + max.non2xx ? `, ${max.errors + max.non2xx} errors/non-2xx` : ''})${floor ? ` | replay floor p50 ${floor.p50} ms, p99 ${floor.p99} ms` : ''}`,
+        `  ${route.padEnd(15)} @${rate}/s: p50 ${fixed.p50} ms, p99 ${fixed.p99} ms (by second ${fixed.p99BySecond.join(' / ')}), ${fixed.rps} req/s${bad ? `, ${bad} ERRORS/non-2xx` : ''}, ~${Math.round(fixed.meanBytes / 1024)} KB/resp, old gen ${heap.oldGrowthMBps >= 0 ? '+' : ''}${heap.oldGrowthMBps} MB/s, ${heap.fullGcs} full GC | max ${max.rps} req/s (p99 ${max.p99} ms${max.errors + max.non2xx ? `, ${max.errors + max.non2xx} errors/non-2xx` : ''})${floor ? ` | replay floor p50 ${floor.p50} ms, p99 ${floor.p99} ms` : ''}`,
       );
       save();
     }
@@ -358,6 +362,7 @@ function report() {
       add(`${r} achieved req/s`, (s) => s.read[r].fixed.rps, '');
       add(`${r} errors+non2xx`, (s) => badOf(s), '');
       add(`${r} max req/s`, (s) => s.read[r].max.rps, '');
+      add(`  old gen MB/s / full GCs`, (s) => (s.read[r].heap ? `${s.read[r].heap.oldGrowthMBps} / ${s.read[r].heap.fullGcs}` : undefined), '');
     }
     add('backlinks of hub note (1 req)', (s) => s.hubs.backlinks_hub.p50, ' ms');
     add('  hub backlinks / response MB', (s) => `${s.hubs.backlinks_hub.backlinks} / ${mb(s.hubs.backlinks_hub.bytes)}`, '');
