@@ -16,6 +16,7 @@
  *   npm run bench -- --routes note_backlinks,search   only these read routes under load
  *   npm run bench -- --skip-index         HTTP figures only (server starts from the last cold run's snapshot)
  *   npm run bench -- --phases             also time the cold-index phases separately
+ *   npm run bench -- --index-runs 3       cold and warm index runs per size; the median counts (default 3 up to 10k notes, 1 above)
  *   npm run bench -- --child-timeout 300  seconds before an indexing child is killed
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
@@ -109,21 +110,43 @@ async function child<T>(what: string, script: string, a: string[]): Promise<T | 
   }
 }
 
-/** 1. floor, 2. cold index, 3. warm restart (each in a fresh process). */
-async function indexFigures(out: any, v: BenchVault, cacheFile: string) {
+/**
+ * `n` runs of an index child, each in a fresh process; the run with the
+ * median ready time stands for them (one run on a shared VM can be off by
+ * 10 % either way). Stops at the first failed run and returns it.
+ */
+async function indexRuns(what: string, a: string[], n: number): Promise<{ median: any; runs: any[] }> {
+  const runs: any[] = [];
+  for (let i = 0; i < n; i++) {
+    const r: any = await child(what, 'child-index.ts', a);
+    if (r.readyMs === undefined) return { median: r, runs: [...runs, r] };
+    runs.push(r);
+  }
+  const byReady = [...runs].sort((x, y) => x.readyMs - y.readyMs);
+  return { median: byReady[Math.floor((byReady.length - 1) / 2)], runs };
+}
+
+/** 1. floor, 2. cold index, 3. warm restart (each run in a fresh process). */
+async function indexFigures(out: any, v: BenchVault, cacheFile: string, count: number) {
   out.floor = await child('floor', 'child-floor.ts', ['--root', v.root]);
   if (out.floor.ms !== undefined) log(`  floor (walk + read + sha256): ${out.floor.ms} ms`);
 
-  out.cold = await child('cold index', 'child-index.ts', ['--root', v.root, '--cache', cacheFile, '--fresh']);
+  // Three runs up to 10k notes; one at 100k, where a run takes half a minute and the targets do not apply.
+  const n = args['index-runs'] !== undefined ? Math.max(1, Number(args['index-runs'])) : count <= 10000 ? 3 : 1;
+  const cold = await indexRuns('cold index', ['--root', v.root, '--cache', cacheFile, '--fresh'], n);
+  out.cold = cold.median;
+  out.coldRuns = cold.runs.map((r) => ({ readyMs: r.readyMs, searchReadyMs: r.searchReadyMs, rss: r.rss }));
   if (out.cold.readyMs !== undefined) {
     log(
-      `  cold index: ready in ${out.cold.readyMs} ms, searchable in ${out.cold.searchReadyMs} ms, RSS ${mb(out.cold.rss)} MB (heap ${mb(out.cold.heapUsed)} MB, ${out.cold.heapUsedAfterGc ? mb(out.cold.heapUsedAfterGc) : '?'} MB live after GC), cache ${mb(out.cold.cacheBytes)} MB`,
+      `  cold index: ready in ${out.cold.readyMs} ms, searchable in ${out.cold.searchReadyMs} ms, RSS ${mb(out.cold.rss)} MB (heap ${mb(out.cold.heapUsed)} MB, ${out.cold.heapUsedAfterGc ? mb(out.cold.heapUsedAfterGc) : '?'} MB live after GC), cache ${mb(out.cold.cacheBytes)} MB${n > 1 ? ` (median of ${n} runs: ${out.coldRuns.map((r: any) => r.readyMs).join(' / ')} ms)` : ''}`,
     );
   }
   if (fs.existsSync(cacheFile) && out.cold.readyMs !== undefined) {
-    out.warm = await child('warm restart', 'child-index.ts', ['--root', v.root, '--cache', cacheFile]);
+    const warm = await indexRuns('warm restart', ['--root', v.root, '--cache', cacheFile], n);
+    out.warm = warm.median;
+    out.warmRuns = warm.runs.map((r) => ({ readyMs: r.readyMs, searchReadyMs: r.searchReadyMs, rss: r.rss }));
     if (out.warm.readyMs !== undefined) {
-      log(`  warm restart: ready in ${out.warm.readyMs} ms (${out.warm.stats.parsed} parsed), searchable in ${out.warm.searchReadyMs} ms, RSS ${mb(out.warm.rss)} MB`);
+      log(`  warm restart: ready in ${out.warm.readyMs} ms (${out.warm.stats.parsed} parsed), searchable in ${out.warm.searchReadyMs} ms, RSS ${mb(out.warm.rss)} MB${n > 1 ? ` (median of ${n} runs: ${out.warmRuns.map((r: any) => r.readyMs).join(' / ')} ms)` : ''}`);
     }
   } else {
     out.warm = { error: 'no cache file from the cold run' };
@@ -147,7 +170,7 @@ async function benchSize(count: number) {
 
   const cacheFile = path.join(v.dir, 'index-cache.ndjson');
   if (args['skip-index']) out.floor = out.cold = out.warm = { skipped: true };
-  else await indexFigures(out, v, cacheFile);
+  else await indexFigures(out, v, cacheFile, count);
   save();
   if (args['skip-http']) return;
 
@@ -328,10 +351,13 @@ function report() {
   add('vault size', (s) => s.vault.MB, ' MB');
   add('floor: walk+read+sha256', (s) => s.floor.ms ?? failText(s.floor), ' ms');
   add('cold index → ready', (s) => s.cold.readyMs ?? failText(s.cold), ' ms', TARGETS.coldMs);
+  add('  runs (ms; median above)', (s) => (s.coldRuns?.length > 1 ? s.coldRuns.map((r: any) => r.readyMs).join(' / ') : undefined), '');
   add('cold index → searchable', (s) => s.cold.searchReadyMs ?? failText(s.cold), ' ms');
-  add('RSS after cold index', (s) => (s.cold.rss ? mb(s.cold.rss) : failText(s.cold)), ' MB', TARGETS.rssMB);
+  // The highest of the runs: a memory target is met only if every run met it.
+  add('RSS after cold index', (s) => (s.cold.rss ? mb(Math.max(s.cold.rss, ...(s.coldRuns ?? []).map((r: any) => r.rss ?? 0))) : failText(s.cold)), ' MB', TARGETS.rssMB);
   add('  live heap after GC (cold)', (s) => (s.cold.heapUsedAfterGc ? mb(s.cold.heapUsedAfterGc) : undefined), ' MB');
   add('warm restart → ready', (s) => s.warm.readyMs ?? failText(s.warm), ' ms', TARGETS.warmMs);
+  add('  runs (ms; median above)', (s) => (s.warmRuns?.length > 1 ? s.warmRuns.map((r: any) => r.readyMs).join(' / ') : undefined), '');
   add('warm restart → searchable', (s) => s.warm.searchReadyMs ?? failText(s.warm), ' ms');
   add('RSS after warm restart', (s) => (s.warm.rss ? mb(s.warm.rss) : failText(s.warm)), ' MB');
   add('index snapshot size', (s) => (s.cold.cacheBytes ? mb(s.cold.cacheBytes) : undefined), ' MB');
