@@ -65,7 +65,7 @@ export interface ActionOutcome {
  * A Reply's outcome. `body` is a getter on the class, not one defined on
  * each outcome: `Object.defineProperty(outcome, 'body', { get: () => ... })`
  * gave every response object a hidden class of its own, allocated in the
- * old generation, which then filled with them under load (docs/architecture.md, "Memory").
+ * old generation, which then filled with them under load (docs/architecture.md, "What a request must not leave in the old generation").
  */
 class ReplyOutcome implements ActionOutcome {
   readonly status: number;
@@ -76,6 +76,7 @@ class ReplyOutcome implements ActionOutcome {
 
   constructor(private readonly reply: Reply) {
     const { status, etag, headers, contentType, json } = reply.options;
+    // A reply with JSON bytes has a body, so its data need not be built to know that.
     this.status = status ?? (json !== undefined || reply.body !== undefined ? 200 : 204);
     this.headers = headers ?? {};
     if (etag !== undefined) this.etag = etag;

@@ -862,7 +862,7 @@ export class HomeIndex {
   // ---------------------------------------------------------- tasks, blocks
 
   private taskEntry(rec: NoteRec, i: number): TaskEntry {
-    // Not `{ ...task, path, noteId }`: a spread copy that gains properties costs the old generation memory (docs/architecture.md, "Memory").
+    // Not `{ ...task, path, noteId }`: a spread copy that gains properties costs the old generation memory (docs/architecture.md, "What a request must not leave in the old generation").
     return Object.assign({}, rec.entry.facts.tasks[i]!, { path: rec.entry.path, noteId: rec.entry.id });
   }
 

@@ -253,7 +253,7 @@ export class LinkTable {
   /**
    * `at(i)` with the path it resolves to. Not `{ ...at(i), resolved }`: a
    * spread copy that gains a property costs the old generation memory on
-   * every call (docs/architecture.md, "Memory"); a literal that gains one does not.
+   * every call (docs/architecture.md, "What a request must not leave in the old generation"); a literal that gains one does not.
    */
   resolvedAt(i: number, resolved: string | null): Link & { resolved: string | null } {
     const link = this.at(i) as Link & { resolved: string | null };

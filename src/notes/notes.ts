@@ -113,7 +113,7 @@ export async function getNote(scope: Scope, id: string) {
   const text = bytes.toString('utf8');
   const facts = n.facts;
   return {
-    // Not a spread of the record: see docs/architecture.md, "Memory".
+    // Not a spread of the record: see docs/architecture.md, "What a request must not leave in the old generation".
     record: Object.assign(noteRecord(n), { etag, frontmatter: facts.frontmatter ?? {}, body: bodyOf(text, facts.frontmatterRange) }),
     etag,
   };

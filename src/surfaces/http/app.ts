@@ -70,7 +70,7 @@ function sendOutcome(res: FastifyReply, out: ActionOutcome): FastifyReply {
 /**
  * Route params with Fastify's `*` under the action's name for it. Built key
  * by key: a spread copy that then gains a key costs the old generation
- * memory on every request (docs/architecture.md, "Memory").
+ * memory on every request (docs/architecture.md, "What a request must not leave in the old generation").
  */
 export function namedWildcard(params: Record<string, string>, name: string): Record<string, string> {
   const out: Record<string, string> = {};
