@@ -4,9 +4,10 @@
  * needed, starts the server, waits until the user's Home is indexed, writes
  * the request targets (note ids, tags, backlink counts) to --targets and
  * emits { url, token, readyMs, ... }. Then it reads commands on stdin, one a
- * line: `mem` (emits memory usage: RSS, heap, old generation, full collections so far), `settle` (saves the index caches now and
- * lets the heap compaction that follows run, emits when done) and `close`
- * (stops the server, exits).
+ * line: `mem` (emits memory usage: RSS, heap, old generation, full
+ * collections so far), `settle` (waits for the index's background work,
+ * saves the index caches now and lets the heap compaction that follows
+ * run, emits when done) and `close` (stops the server, exits).
  * Usage: child-server.ts --data <dataDir> --user <name> --targets <file> --count <notes>
  */
 import fs from 'node:fs';
@@ -100,14 +101,17 @@ rl.on('line', (line) => {
     const oldSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_used_size ?? 0;
     emit({ rss: m.rss, heapUsed: m.heapUsed, oldSpace, fullGcs });
   } else if (cmd === 'settle') {
-    // Save what the edits changed now, so every read run starts from the same, quiet state.
+    // Finish the index's background work (links, tags, the full text's merge) and save what the
+    // edits changed now, so every read run starts from the same, quiet state.
     const t = performance.now();
     const runs = heapCompaction.runs;
-    void vault
-      .saveSnapshot()
+    const pendingAtSettle = vault.index.pendingWork();
+    void vault.index
+      .whenIdle()
+      .then(() => vault.saveSnapshot())
       .then(() => heapCompaction.settled())
       .then(
-        () => emit({ settled: true, ms: Math.round(performance.now() - t), compacted: heapCompaction.runs > runs, heapUsed: process.memoryUsage().heapUsed }),
+        () => emit({ settled: true, ms: Math.round(performance.now() - t), compacted: heapCompaction.runs > runs, heapUsed: process.memoryUsage().heapUsed, pendingAtSettle }),
         (e: unknown) => emit({ settled: false, error: String(e) }),
       );
   } else if (cmd === 'close') void close();

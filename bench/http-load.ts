@@ -39,7 +39,7 @@ export interface ServerChild {
   /** Memory of the server process now. */
   mem(): Promise<{ rss: number; heapUsed: number; oldSpace: number; fullGcs: number }>;
   /** Has the server save its index caches now; resolves when they are written and the heap compaction they ask for has run. */
-  settle(): Promise<{ settled: boolean; ms?: number; compacted?: boolean; heapUsed?: number }>;
+  settle(): Promise<{ settled: boolean; ms?: number; compacted?: boolean; heapUsed?: number; pendingAtSettle?: { notes: number; keys: number; tags: number } }>;
   close(): Promise<void>;
   /** Server log lines (stderr) seen so far. */
   log: string[];

@@ -205,7 +205,9 @@ async function benchSize(count: number) {
     const tw = performance.now();
     const s = await server.settle();
     await sleep(500);
-    out.server.settle = { compacted: s.compacted ?? false, heapUsedAfter: s.heapUsed ?? null };
+    out.server.settle = { compacted: s.compacted ?? false, heapUsedAfter: s.heapUsed ?? null, pendingAtSettle: s.pendingAtSettle ?? null };
+    const p = s.pendingAtSettle;
+    if (p && p.notes + p.keys + p.tags > 0) log(`  background index work still pending at the settle, waited for: ${p.notes} notes' links, ${p.keys} link keys, ${p.tags} notes' tags`);
     if (s.compacted) log(`  heap collected after the save: ${mb(s.heapUsed ?? 0)} MB used`);
     return Math.round(performance.now() - tw);
   };
