@@ -1,10 +1,10 @@
 /** The error envelope and statuses on the HTTP surface, from a real server on a real port. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
-import { defineAction } from '../../src/actions/types.js';
 import { errors } from '../../src/core/errors.js';
 import { buildApp } from '../../src/surfaces/http/app.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { testAction } from '../helpers/test-action.js';
 
 let inst: TestInstance;
 let owner: { id: string; token: string };
@@ -93,21 +93,10 @@ describe('HTTP error envelope', () => {
 });
 
 describe('errors thrown by handlers', () => {
-  const probe = {
-    method: 'POST' as const,
-    tool: 'svc_test',
-    surfaces: [] as [],
-    scopes: ['none' as const],
-    effect: 'destructive' as const,
-    requestEncoding: 'none' as const,
-    responseEncoding: 'json' as const,
-    recentConfirmation: false,
-    area: 'test',
-    summary: 'test',
-  };
   const actions = [
-    defineAction({
-      ...probe,
+    testAction({
+      method: 'POST',
+      effect: 'destructive',
       name: 'explode',
       route: '/api/v1/test/explode',
       input: {},
@@ -115,8 +104,9 @@ describe('errors thrown by handlers', () => {
         throw new Error('secret detail at /home/someone/file.ts:12');
       },
     }),
-    defineAction({
-      ...probe,
+    testAction({
+      method: 'POST',
+      effect: 'destructive',
       name: 'stale',
       route: '/api/v1/test/stale',
       input: { headers: Type.Object({ 'if-match': Type.String() }) },

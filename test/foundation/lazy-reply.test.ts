@@ -1,9 +1,9 @@
 /** Lazy replies: data built only for a surface that asks for it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lazyReply, toOutcome } from '../../src/actions/reply.js';
-import { defineAction } from '../../src/actions/types.js';
 import { buildApp } from '../../src/surfaces/http/app.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { testAction } from '../helpers/test-action.js';
 
 let inst: TestInstance;
 beforeAll(async () => {
@@ -32,22 +32,7 @@ describe('lazyReply', () => {
 
   it('is sent over HTTP as its JSON bytes, its data never built', async () => {
     const { made, data, make } = counted();
-    const action = defineAction({
-      method: 'GET',
-      name: 'lazy',
-      tool: 'svc_lazy',
-      route: '/api/v1/test/lazy',
-      surfaces: [],
-      scopes: ['none'],
-      effect: 'read',
-      requestEncoding: 'none',
-      responseEncoding: 'json',
-      recentConfirmation: false,
-      area: 'test',
-      summary: 'test',
-      input: {},
-      handler: () => make(),
-    });
+    const action = testAction({ name: 'lazy', route: '/api/v1/test/lazy', input: {}, handler: () => make() });
     const app = buildApp({ services: inst.server.services, actions: [action] });
     const r = await app.inject({ method: 'GET', url: '/api/v1/test/lazy' });
     expect(r.statusCode).toBe(200);
