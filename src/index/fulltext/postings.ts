@@ -19,7 +19,7 @@
  * change by merging (`mergeSegments`), which drops removed documents and
  * renumbers the rest without changing their order.
  */
-import { tokenizeCounted } from './tokenize.js';
+import { CACHE_SIZE, tokenizeCounted } from './tokenize.js';
 
 /** Searchable fields, in field-id order (FIELD_COUNT of them). */
 export const FIELDS = ['title', 'body', 'tags', 'aliases'] as const;
@@ -63,9 +63,18 @@ export class TermPostings {
   private next = new Int32Array(4096);
   private count = 0;
   private lastDoc = -1;
-  /** Reused buffers of one field's terms and their counts (see `tokenizeCounted`). */
+  /** Reused buffers of one field's terms, their counts and tokenizer cache entries (see `tokenizeCounted`). */
   private readonly scratch: string[] = [];
   private readonly scratchCounts: number[] = [];
+  private readonly scratchSlots: number[] = [];
+  /**
+   * The term and term number last seen at each tokenizer cache entry: most
+   * terms come from that cache, as the very string it holds, so comparing
+   * them with this one costs less than the Map lookup (one per distinct
+   * word of each field). Allocated by the first `add`.
+   */
+  private slotTerm: string[] | null = null;
+  private slotId: Int32Array | null = null;
 
   /**
    * `linked`: each term's postings are chained, for `forEach` and `has`
@@ -96,18 +105,41 @@ export class TermPostings {
     this.lastDoc = doc;
     const terms = this.scratch;
     const counts = this.scratchCounts;
+    const slots = this.scratchSlots;
+    const slotTerm = (this.slotTerm ??= new Array<string>(CACHE_SIZE).fill(''));
+    const slotId = (this.slotId ??= new Int32Array(CACHE_SIZE));
     for (let f = 0; f < FIELD_COUNT; f++) {
       terms.length = 0;
       counts.length = 0;
-      lengths[at + f] = tokenizeCounted(fields[f] as string, terms, counts, f === 1 ? (fields[4] ?? 0) : 0);
+      slots.length = 0;
+      lengths[at + f] = tokenizeCounted(fields[f] as string, terms, counts, slots, f === 1 ? (fields[4] ?? 0) : 0);
       const key = (doc << FIELD_BITS) | f;
-      for (let i = 0; i < terms.length; i++) this.addPosting(terms[i]!, key, counts[i]!);
+      for (let i = 0; i < terms.length; i++) {
+        const term = terms[i]!;
+        const e = slots[i]!;
+        let id: number;
+        if (e >= 0 && slotTerm[e] === term) {
+          id = slotId[e]!;
+        } else {
+          id = this.idOf(term);
+          if (e >= 0) {
+            slotTerm[e] = term;
+            slotId[e] = id;
+          }
+        }
+        this.post(id, key, counts[i]!);
+      }
     }
     terms.length = 0;
   }
 
   /** Add `tf` to `term`'s posting for `key`; keys of one term must come in ascending order. */
   addPosting(term: string, key: number, tf: number): void {
+    this.post(this.idOf(term), key, tf);
+  }
+
+  /** The number of `term`, numbering it if it is new. */
+  private idOf(term: string): number {
     let id = this.ids.get(term);
     if (id === undefined) {
       id = this.terms.length;
@@ -119,6 +151,10 @@ export class TermPostings {
         this.lastKey = grow(this.lastKey, -1);
       }
     }
+    return id;
+  }
+
+  private post(id: number, key: number, tf: number): void {
     const last = this.last[id]!;
     if (this.lastKey[id] === key) {
       this.tfs[last]! += tf;

@@ -94,7 +94,7 @@ const SLICE_MIN = 13;
  * tokens are cached, which bounds the memory held to under 2 MB.
  * Direct-mapped: a collision just replaces the entry.
  */
-const CACHE_SIZE = 1 << 14;
+export const CACHE_SIZE = 1 << 14;
 const cacheHash = new Int32Array(CACHE_SIZE);
 const cacheRaw: string[] = new Array<string>(CACHE_SIZE).fill('');
 const cacheTerm: string[] = new Array<string>(CACHE_SIZE).fill('');
@@ -121,7 +121,7 @@ const FNV_PRIME = 0x01000193;
  * "Note note" has length 2 and "a," has length 2.
  */
 export function tokenizeInto(text: string, out: string[]): number {
-  return tokenize(text, out, null);
+  return tokenize(text, out, null, null);
 }
 
 /**
@@ -130,9 +130,14 @@ export function tokenizeInto(text: string, out: string[]): number {
  * more than once (from different spellings, such as `Note` and `note`, or
  * when the cache could not keep it): the caller adds the counts up. What an
  * index needs, at a fraction of the cost of counting every token itself.
+ *
+ * `slots` gets, for each term, the cache entry it came from (0 to
+ * CACHE_SIZE - 1), or -1 for a term the cache does not keep: a caller that
+ * numbers terms can remember each entry's number, and find most terms'
+ * numbers without hashing them again (see TermPostings).
  */
-export function tokenizeCounted(text: string, terms: string[], counts: number[], from = 0): number {
-  return tokenize(text, terms, counts, from);
+export function tokenizeCounted(text: string, terms: string[], counts: number[], slots: number[], from = 0): number {
+  return tokenize(text, terms, counts, slots, from);
 }
 
 /**
@@ -140,7 +145,7 @@ export function tokenizeCounted(text: string, terms: string[], counts: number[],
  * slice (V8 makes it a view of `text`, and reading a view character by
  * character cost ~12 % of tokenizing a note's body).
  */
-function tokenize(text: string, out: string[], counts: number[] | null, from = 0): number {
+function tokenize(text: string, out: string[], counts: number[] | null, slots: number[] | null, from = 0): number {
   if (++call === 0x7fffffff) {
     call = 1;
     cacheCall.fill(0);
@@ -205,6 +210,7 @@ function tokenize(text: string, out: string[], counts: number[] | null, from = 0
             if (counts !== null) {
               cacheSlot[e] = counts.length;
               counts.push(1);
+              slots!.push(e);
             }
             out.push(cacheTerm[e]!);
           } else if (counts !== null) {
@@ -226,6 +232,7 @@ function tokenize(text: string, out: string[], counts: number[] | null, from = 0
       if (counts !== null) {
         cacheSlot[e] = counts.length;
         counts.push(1);
+        slots!.push(e);
       }
       out.push(term);
     } else {
@@ -238,7 +245,10 @@ function tokenize(text: string, out: string[], counts: number[] | null, from = 0
       const term = kinds & CASED ? raw.toLowerCase() : raw;
       // A changed lowercase is a new flat string; an unchanged one may be `raw` itself.
       out.push(term !== raw ? term : (' ' + term).slice(1));
-      counts?.push(1);
+      if (counts !== null) {
+        counts.push(1);
+        slots!.push(-1);
+      }
     }
   }
   // split() returns an empty token for a text that is empty, or that starts or ends with separators.

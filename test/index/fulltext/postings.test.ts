@@ -41,6 +41,36 @@ describe('TermPostings', () => {
     expect(p.size).toBe(9);
   });
 
+  it('numbers terms right when other tokenizing evicts the tokenizer cache between documents', () => {
+    // TermPostings remembers the term number of each tokenizer cache entry; another index
+    // tokenizing other words in between (as the live index and a scan do) replaces entries.
+    const words = Array.from({ length: 40_000 }, (_, i) => `w${i.toString(36)}`);
+    const docs: Array<[number, [string, string, string, string]]> = Array.from({ length: 30 }, (_, d) => [
+      d,
+      [`Title ${d}`, words.filter((_, i) => i % 30 === d || i % 7 === 0).join(' '), `tag${d % 3}`, ''],
+    ]);
+    const viaAdd = new TermPostings(false);
+    const other = new TermPostings(false);
+    const lengths: number[] = [];
+    docs.forEach(([doc, fields], k) => {
+      viaAdd.add(doc, fields, lengths, lengths.length);
+      const shifted = words.map((w) => w.toUpperCase() + 'x').slice(k * 1000, k * 1000 + 20_000);
+      other.add(doc, ['', shifted.join(' '), '', ''], []);
+    });
+    const viaPostings = new TermPostings(false);
+    for (const [doc, fields] of docs) {
+      fields.forEach((text, f) => {
+        const tf = new Map<string, number>();
+        for (const t of text.split(/[\s,]+/).filter(Boolean)) tf.set(t.toLowerCase(), (tf.get(t.toLowerCase()) ?? 0) + 1);
+        for (const [t, n] of tf) viaPostings.addPosting(t, (doc << FIELD_BITS) | f, n);
+      });
+    }
+    const got = rows(viaAdd.toSegment()).map((r) => JSON.stringify(r));
+    const want = rows(viaPostings.toSegment()).map((r) => JSON.stringify(r));
+    expect(got.length).toBe(want.length);
+    expect(got.filter((r, i) => r !== want[i]).slice(0, 3)).toEqual([]);
+  });
+
   it('refuses documents out of order', () => {
     const { p } = build([[5, ['a', '', '', '']]]);
     expect(() => p.add(5, ['b', '', '', ''], [])).toThrow(/after 5/);

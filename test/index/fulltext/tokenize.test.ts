@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { TOKEN_SEPARATORS, queryTerms, tokenizeCounted, tokenizeInto } from '../../../src/index/fulltext/tokenize.js';
+import { CACHE_SIZE, TOKEN_SEPARATORS, queryTerms, tokenizeCounted, tokenizeInto } from '../../../src/index/fulltext/tokenize.js';
 import { generateNote } from '../../../src/markdown/generate.js';
 
 /**
@@ -166,8 +166,11 @@ describe('tokenizeCounted', () => {
   const counted = (text: string) => {
     const terms: string[] = [];
     const counts: number[] = [];
-    const fieldLength = tokenizeCounted(text, terms, counts);
+    const slots: number[] = [];
+    const fieldLength = tokenizeCounted(text, terms, counts, slots);
     expect(counts.length).toBe(terms.length);
+    expect(slots.length).toBe(terms.length);
+    for (const e of slots) expect(e >= -1 && e < CACHE_SIZE).toBe(true);
     return { tally: tally(terms, counts), fieldLength };
   };
   const expected = (text: string) => {
@@ -183,8 +186,22 @@ describe('tokenizeCounted', () => {
   it('gives each cached term once per call, with its count', () => {
     const terms: string[] = [];
     const counts: number[] = [];
-    tokenizeCounted('apple pear apple apple pear fig', terms, counts);
+    tokenizeCounted('apple pear apple apple pear fig', terms, counts, []);
     expect([terms, counts]).toEqual([['apple', 'pear', 'fig'], [3, 2, 1]]);
+  });
+
+  it('names the cache entry of each short term, the same in every call, and none for a long one', () => {
+    const first = { terms: [] as string[], slots: [] as number[] };
+    const second = { terms: [] as string[], slots: [] as number[] };
+    tokenizeCounted('Apple pear extraordinarily', first.terms, [], first.slots);
+    tokenizeCounted('pear, then apple', second.terms, [], second.slots);
+    expect(first.terms).toEqual(['apple', 'pear', 'extraordinarily']);
+    const [apple, pear, long] = first.slots;
+    expect(long).toBe(-1);
+    expect(apple).not.toBe(pear);
+    expect(second.slots[second.terms.indexOf('pear')]).toBe(pear);
+    // `apple` is another raw token than `Apple`, so it has its own entry, whose term is the same.
+    expect(second.slots[second.terms.indexOf('apple')]).toBeGreaterThanOrEqual(0);
   });
 
   it('counts right when a field has more distinct words than the cache holds', () => {
@@ -197,7 +214,7 @@ describe('tokenizeCounted', () => {
     const from = (text: string, at: number) => {
       const terms: string[] = [];
       const counts: number[] = [];
-      const fieldLength = tokenizeCounted(text, terms, counts, at);
+      const fieldLength = tokenizeCounted(text, terms, counts, [], at);
       return { tally: tally(terms, counts), fieldLength };
     };
     const note = generateNote(5, 3);
