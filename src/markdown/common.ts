@@ -232,11 +232,6 @@ export const TRAILING_ID_RE = /(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$/;
 
 // ---------------------------------------------------------------------- words
 
-function isWordCharCode(c: number): boolean {
-  // ASCII fast path: letters and digits.
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-}
-
 const UNICODE_WORD_RE = /[\p{L}\p{N}]/u;
 const UNICODE_SPACE_RE = /\s/u;
 
@@ -246,7 +241,8 @@ const OTHER = 3;
 /**
  * Class of each UTF-16 code unit (SPACE, WORD: a letter or number, OTHER),
  * taken from the regexes the first time it is met: a regex test for every
- * non-ASCII character cost more than the rest of word counting.
+ * non-ASCII character cost more than the rest of word counting. ASCII is
+ * filled now, so the hot loops below never leave the table for it.
  */
 const CLASS = new Uint8Array(0x10000);
 
@@ -256,52 +252,54 @@ function classOf(c: number): number {
   const s = String.fromCharCode(c);
   return (CLASS[c] = UNICODE_SPACE_RE.test(s) ? SPACE : UNICODE_WORD_RE.test(s) ? WORD : OTHER);
 }
+for (let c = 0; c < 128; c++) classOf(c);
 
 /** True for the characters that separate words (JavaScript `\s`). */
 export function isSpaceCode(c: number): boolean {
-  if (c <= 32) return c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
-  if (c < 128) return false;
   return classOf(c) === SPACE;
 }
 
 /**
  * Number of words in `s`: maximal runs of non-whitespace characters that
  * contain at least one Unicode letter or number (`\p{L}`, `\p{N}`).
+ *
+ * Two loops: up to a run's first letter or number each code unit is
+ * classified, and from there the run only needs its end.
  */
 export function countWords(s: string, from = 0, to = s.length): number {
   let n = 0;
-  let inRun = false;
-  let hasWord = false;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 128) {
-      if (c <= 32 && (c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11)) {
-        if (inRun && hasWord) n++;
-        inRun = false;
-        hasWord = false;
-        continue;
-      }
-      inRun = true;
-      if (!hasWord && isWordCharCode(c)) hasWord = true;
-      continue;
-    }
-    const k = classOf(c);
+  let i = from;
+  while (i < to) {
+    let c = s.charCodeAt(i);
+    let k = CLASS[c]! || classOf(c);
     if (k === SPACE) {
-      if (inRun && hasWord) n++;
-      inRun = false;
-      hasWord = false;
+      i++;
       continue;
     }
-    inRun = true;
-    if (!hasWord) {
+    let hasWord = false;
+    for (;;) {
+      if (k === WORD) {
+        hasWord = true;
+        break;
+      }
       // A surrogate pair is one code point: its class is the pair's, not either half's.
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
-        const cp = s.codePointAt(i)!;
-        if (UNICODE_WORD_RE.test(String.fromCodePoint(cp))) hasWord = true;
-      } else if (k === WORD) hasWord = true;
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < to && UNICODE_WORD_RE.test(String.fromCodePoint(s.codePointAt(i)!))) {
+        hasWord = true;
+        break;
+      }
+      if (++i >= to) break;
+      c = s.charCodeAt(i);
+      k = CLASS[c]! || classOf(c);
+      if (k === SPACE) break;
+    }
+    if (hasWord) {
+      n++;
+      while (++i < to) {
+        c = s.charCodeAt(i);
+        if ((CLASS[c]! || classOf(c)) === SPACE) break;
+      }
     }
   }
-  if (inRun && hasWord) n++;
   return n;
 }
 
