@@ -4,10 +4,11 @@
  * `TermPostings` is the mutable form: each term gets a number, and each
  * posting (term, `doc << 2 | field`, tf) goes into typed arrays, linked to
  * the term's previous posting, documents added in ascending order. Adding a
- * document costs one Map lookup per distinct word of each field (the
- * tokenizer counts repeats); a term whose last posting is this document and
- * field has its tf raised in place. No array per term: a scan worker's
- * 5,000 notes make a few typed arrays, not 40,000 growing JS arrays. Scan
+ * document costs one term-number lookup per distinct word of each field
+ * (the tokenizer counts repeats; most lookups need no Map, see `slotTerm`);
+ * a term whose last posting is this document and field has its tf raised
+ * in place. No array per term: a scan worker's 5,000 notes make a few
+ * typed arrays, not 40,000 growing JS arrays. Scan
  * workers fill one each, and the live index keeps one for the documents
  * changed since its last merge (its "delta").
  *
