@@ -271,7 +271,7 @@ export function countWords(s: string, from = 0, to = s.length): number {
   let i = from;
   while (i < to) {
     let c = s.charCodeAt(i);
-    let k = CLASS[c]! || classOf(c);
+    let k = classOf(c);
     if (k === SPACE) {
       i++;
       continue;
@@ -289,14 +289,14 @@ export function countWords(s: string, from = 0, to = s.length): number {
       }
       if (++i >= to) break;
       c = s.charCodeAt(i);
-      k = CLASS[c]! || classOf(c);
+      k = classOf(c);
       if (k === SPACE) break;
     }
     if (hasWord) {
       n++;
       while (++i < to) {
         c = s.charCodeAt(i);
-        if ((CLASS[c]! || classOf(c)) === SPACE) break;
+        if (classOf(c) === SPACE) break;
       }
     }
   }
