@@ -100,6 +100,13 @@ interface NoteRec extends TargetRec {
   /** Lowercased distinct aliases (keys of `byAlias`). */
   aliasKeys: readonly string[];
   readonly derived: string;
+  /**
+   * When this note began to claim its frontmatter id (ms): the file's birth
+   * time when the claim is first seen, kept while later versions carry the
+   * same id (a rename-style save makes a new inode, not a new claim). Of two
+   * notes with one id, the earlier claim owns it (docs/index.md, "Ids").
+   */
+  claimedAt: number;
   /** False while the note's links are queued: not registered by key, not resolved (`resolved` is meaningless then). */
   attached: boolean;
 }
@@ -141,6 +148,11 @@ function createdOf(facts: AnyFacts, stat: FileStat): number {
   }
   if (stat.birthtimeMs !== undefined && stat.birthtimeMs > 0) return stat.birthtimeMs;
   return stat.mtimeMs;
+}
+
+/** When a note seen now for the first time with an id began to claim it: its file's birth, where the file system keeps one. */
+function claimTime(stat: FileStat): number {
+  return stat.birthtimeMs !== undefined && stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.mtimeMs;
 }
 
 function occurrence(links: LinkTable, i: number): BacklinkOccurrence {
@@ -207,7 +219,7 @@ export class HomeIndex {
   /** Name key or alias key → the links carrying it, as (note, link index) pairs. */
   private readonly linksByKey = new Map<string, Refs>();
   private readonly unresolvedSources = new Set<string>();
-  /** Frontmatter id → paths claiming it, in path order; the first owns it. */
+  /** Frontmatter id → paths claiming it, earliest claim first (`byClaim`); the first owns it. */
   private readonly idClaims = new Map<string, PathSet>();
   /** derivedId → path (whether or not that note uses it). */
   private readonly derivedIds = new Map<string, string>();
@@ -332,7 +344,7 @@ export class HomeIndex {
   }
 
   /** `fresh`: facts straight from JSON.parse (already flat, short strings shared by V8), no need to detach. */
-  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false): void {
+  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false, claimedAt?: number): void {
     const facts = indexedFacts(given, fresh);
     if (this.filesByPath.has(path)) this.remove(path);
     let rec = this.notesByPath.get(path);
@@ -348,6 +360,7 @@ export class HomeIndex {
         unresolvedCount: 0,
         aliasKeys,
         derived,
+        claimedAt: claimedAt ?? claimTime(stat),
         attached: false,
         sources: null,
         built: null,
@@ -356,7 +369,10 @@ export class HomeIndex {
       this.derivedIds.set(derived, path);
     } else {
       // Same path: links to it stay; everything the old facts registered goes.
+      const sameId = rec.entry.facts.id === facts.id;
       this.detachNote(rec);
+      if (claimedAt !== undefined) rec.claimedAt = claimedAt;
+      else if (!sameId) rec.claimedAt = claimTime(stat);
       rec.entry = entryOf(path, facts, stat, rec.derived);
       rec.stat = copyStat(stat);
       rec.resolved = new Array<string | null>(facts.links.length);
@@ -397,7 +413,7 @@ export class HomeIndex {
     rec.entry.id = rec.derived;
     if (id === null) return;
     const path = rec.entry.path;
-    addToSortedMap(this.idClaims, id, path, byPath);
+    addToSortedMap(this.idClaims, id, path, this.byClaim);
     const claims = allOf(this.idClaims.get(id));
     if (claims[0] === path) {
       rec.entry.id = id;
@@ -406,11 +422,15 @@ export class HomeIndex {
     }
   }
 
+  /** Claims on one id: the earliest first, then by path (both notes are in `notesByPath` while claiming). */
+  private readonly byClaim = (a: string, b: string): number =>
+    this.notesByPath.get(a)!.claimedAt - this.notesByPath.get(b)!.claimedAt || byPath(a, b);
+
   private releaseId(rec: NoteRec): void {
     const id = rec.entry.facts.id;
     rec.entry.id = rec.derived;
     if (id === null) return;
-    const i = removeFromSortedMap(this.idClaims, id, rec.entry.path, byPath);
+    const i = removeFromSortedMap(this.idClaims, id, rec.entry.path, this.byClaim);
     if (i === 0) {
       const next = firstOf(this.idClaims.get(id));
       if (next !== undefined) this.notesByPath.get(next)!.entry.id = id;
@@ -960,7 +980,11 @@ export class HomeIndex {
     const notes = [...this.notesByPath.values()];
     for (const r of files) yield fileLine(r.entry.path, r.stat);
     const table = new StringTable();
-    for (const r of notes) yield* noteLines(r.entry.path, r.stat, r.entry.facts, table);
+    // A claim older than the file's birth (kept across rename-style saves) is written down, so a restart keeps the id's owner.
+    for (const r of notes) {
+      const kept = r.entry.facts.id !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
+      yield* noteLines(r.entry.path, r.stat, r.entry.facts, table, kept);
+    }
   }
 
   /** The whole snapshot as one text. */
@@ -975,7 +999,7 @@ export class HomeIndex {
     const idx = new HomeIndex(opts);
     for (const r of readSnapshot(text)) {
       if (r.kind === 'file') idx.upsertFile(r.path, r.stat);
-      else idx.putNote(r.path, r.facts, r.stat, true);
+      else idx.putNote(r.path, r.facts, r.stat, true, r.claimedAt);
     }
     return idx;
   }

@@ -10,6 +10,7 @@
  *   ["f", path, stat]            one per non-note file
  *   ["s", string, ...]           strings the next lines refer to by number
  *   ["n", path, stat, facts]     one per note
+ *   ["n", path, stat, facts, claimedAt]   a note whose claim on its id is older than its file
  *
  * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`, and
  * `facts` the compact tuple of `encodeFacts`: field names are not repeated,
@@ -35,7 +36,9 @@ export class IndexSnapshotError extends AppError {
   }
 }
 
-export type SnapshotRecord = { kind: 'file'; path: string; stat: FileStat } | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts };
+export type SnapshotRecord =
+  | { kind: 'file'; path: string; stat: FileStat }
+  | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts; claimedAt?: number };
 
 export function headerLine(): string {
   return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION });
@@ -75,8 +78,10 @@ export class StringTable {
 }
 
 /** The lines for one note: its "s" line first when it brought new strings. */
-export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable): string[] {
-  const line = JSON.stringify(['n', path, encodeStat(stat), encodeFacts(facts, table)]);
+export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, claimedAt?: number): string[] {
+  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table)];
+  if (claimedAt !== undefined) record.push(claimedAt);
+  const line = JSON.stringify(record);
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
 }
@@ -109,7 +114,9 @@ export function* readSnapshot(text: string): Generator<SnapshotRecord> {
     const stat = decodeStat(r[2]);
     if (r[0] === 'f' && r.length === 3) yield { kind: 'file', path: r[1], stat };
     else if (r[0] === 'n' && r.length === 4) yield { kind: 'note', path: r[1], stat, facts: decodeFacts(r[1], r[3], strings) };
-    else throw malformed();
+    else if (r[0] === 'n' && r.length === 5 && typeof r[4] === 'number') {
+      yield { kind: 'note', path: r[1], stat, facts: decodeFacts(r[1], r[3], strings), claimedAt: r[4] };
+    } else throw malformed();
   }
 }
 
