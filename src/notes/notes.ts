@@ -207,8 +207,9 @@ export async function updateNote(
   const fm: Record<string, unknown> = { ...(change.frontmatter ?? {}) };
   if (change.title !== undefined) fm.title = change.title;
   if (change.tags !== undefined) fm.tags = change.tags.map((t) => t.replace(/^#/, ''));
-  // Keep the note's id stable: a path-derived id is written down on the first server write.
-  if (!facts.id) fm.id = n.id;
+  // Keep the note's id stable: the id it answers under is written down on the first server write
+  // (a path-derived one, also when another note owns the frontmatter id this copy carries).
+  if (facts.id !== n.id) fm.id = n.id;
   // Edit the frontmatter block on its own so the body's bytes stay exactly as they were.
   const headEnd = facts.frontmatterRange?.end ?? (text.startsWith('\uFEFF') ? 1 : 0);
   const head = editFrontmatter(text.slice(0, headEnd), facts.frontmatterRange, fm, { frontmatterError: facts.frontmatterError });
@@ -239,8 +240,8 @@ export async function moveNote(scope: Scope, id: string, ifMatch: string, folder
     return noteRecord(n);
   }
   let ifMatchNow = ifMatch;
-  if (!n.facts.id) {
-    // Write the path-derived id into the note first so the move keeps its identity.
+  if (n.facts.id !== n.id) {
+    // Write the id it answers under into the note first so the move keeps its identity.
     const { text } = await currentText(scope, n);
     const facts = extractFacts(text, n.path);
     const withId = editFrontmatter(text, facts.frontmatterRange, { id: n.id }, { frontmatterError: facts.frontmatterError });
