@@ -3,10 +3,12 @@ import type { Effect, Scope } from '../actions/types.js';
 import type { Access, Grant, Role } from './caller.js';
 
 const W = (scope: Grant['scope']): Grant => ({ scope, access: 'write' });
+const R = (scope: Grant['scope']): Grant => ({ scope, access: 'read' });
 
 /**
- * A session holds everything its role allows. Guests may read their Home
- * but not change it; only owners and admins hold `admin`.
+ * A session holds everything its role allows (docs/api-conventions.md,
+ * "Roles"). Guests read their Home and their account but change neither;
+ * only owners and admins hold `admin`.
  */
 export function roleGrants(role: Role): Grant[] {
   switch (role) {
@@ -16,8 +18,32 @@ export function roleGrants(role: Role): Grant[] {
     case 'member':
       return [W('data'), W('account')];
     case 'guest':
-      return [{ scope: 'data', access: 'read' }, W('account')];
+      return [R('data'), R('account')];
   }
+}
+
+/**
+ * Account actions that act on the caller's own sign-ins, never on what the
+ * account is: signing a command line in, confirming who she is, ending
+ * sessions. `account:read` is enough for them, so a guest can still sign out
+ * or end a session she does not recognise. App Passwords gain nothing from
+ * this: `approve` and `sign_out` need a session, and App Passwords are never
+ * recently confirmed (`revoke_session`, `revoke_all`).
+ */
+export const OWN_SIGN_IN_ACTIONS: ReadonlySet<string> = new Set([
+  'approve',
+  'assert_start',
+  'assert_finish',
+  'oidc_reauth_start',
+  'sign_out',
+  'cli_logout',
+  'revoke_session',
+  'revoke_all',
+]);
+
+/** The access an action needs to each scope it lists: `read` for read-only actions and own sign-in actions, else `write`. */
+export function accessNeeded(action: { name: string; effect: Effect }): Access {
+  return action.effect === 'read' || OWN_SIGN_IN_ACTIONS.has(action.name) ? 'read' : 'write';
 }
 
 const rank: Record<Access, number> = { read: 1, write: 2 };
@@ -35,13 +61,11 @@ export function effectiveGrants(held: Grant[], role: Role): Grant[] {
 }
 
 /**
- * The scopes an action lists that the grants do not cover. Every listed scope
- * is needed (the spec leaves the combination of two scopes open; requiring
- * both is the safe reading). Read-only actions need read access, destructive
- * ones write access.
+ * The scopes an action lists that the grants do not cover at `need`
+ * (see accessNeeded). Every listed scope is needed (the spec leaves the
+ * combination of two scopes open; requiring both is the safe reading).
  */
-export function missingScopes(grants: Grant[], scopes: Scope[], effect: Effect): string[] {
-  const need: Access = effect === 'read' ? 'read' : 'write';
+export function missingScopes(grants: Grant[], scopes: Scope[], need: Access): string[] {
   return scopes
     .filter((s): s is Grant['scope'] => s !== 'none')
     .filter((s) => !grants.some((g) => g.scope === s && rank[g.access] >= rank[need]))
