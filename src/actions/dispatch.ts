@@ -7,7 +7,7 @@ import { AppError, errors, toAppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import type { Caller } from '../accounts/caller.js';
 import { authenticate } from '../accounts/credentials.js';
-import { missingScopes } from '../accounts/grants.js';
+import { accessNeeded, missingScopes } from '../accounts/grants.js';
 import type { ActionContext, SurfaceName } from './context.js';
 import { toOutcome, type ActionOutcome } from './reply.js';
 import type { ActionDef } from './types.js';
@@ -42,7 +42,7 @@ function checkAccess(action: ActionDef<any>, caller: Caller | null, now: number,
   const needsCaller = action.scopes.some((s) => s !== 'none');
   if (!needsCaller) return;
   if (!caller) throw new AppError('unauthorized', 'This action needs a bearer token (Authorization: Bearer <token>)');
-  const missing = missingScopes(caller.grants, action.scopes, action.effect);
+  const missing = missingScopes(caller.grants, action.scopes, accessNeeded(action));
   if (missing.length > 0) {
     throw new AppError('forbidden', `This credential lacks the scope this action needs: ${missing.join(', ')}`, {
       details: { reason: 'missing_scope', needs: missing.join(',') },

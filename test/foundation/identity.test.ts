@@ -195,7 +195,7 @@ describe('account rules', () => {
   it('usernames are unique ignoring case and validated', async () => {
     await expect(inst.user('MAX', 'member')).rejects.toMatchObject({ code: 'name_conflict_case' });
     await expect(inst.user('../evil', 'member')).rejects.toMatchObject({ code: 'bad_request' });
-    const r = await inst.api('PATCH', '/api/v1/auth/me/profile', { token: guest.token, body: { display_name: 'Gail', username: 'Olivia' } });
+    const r = await inst.api('PATCH', '/api/v1/auth/me/profile', { token: member.token, body: { display_name: 'Max', username: 'Olivia' } });
     expect(r.status).toBe(409);
     expect(r.body.error.code).toBe('name_conflict_case');
   });
