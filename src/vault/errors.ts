@@ -22,6 +22,7 @@ export type PathRefusal =
   | 'segment_too_long'
   | 'path_too_long'
   | 'reserved_name'
+  | 'internal_path'
   | 'symlink_escape'
   | 'symlink_unresolvable'
   | 'case_conflict';

@@ -1,18 +1,48 @@
 /**
  * Which Home-relative paths are not part of the vault's content: the watcher
- * does not report them and the quota does not count them. One list for both,
- * so `home.usage()` always measures exactly what the watcher tracks.
+ * does not report them, the quota does not count them and listings hide
+ * them. One list for all, so `home.usage()` always measures exactly what the
+ * watcher tracks. It also names the two kinds of internals the path gate
+ * (src/vault/paths.ts) refuses: version-control folders (never read, listed
+ * or written) and other applications' settings (never written).
  * docs/vault-disk.md explains each rule.
  */
 
 /** Marker in the names of the server's own temp files (`.<name>.quire-tmp-<random>`). Reserved: no path may contain it. */
 export const TEMP_MARKER = '.quire-tmp-';
 
-/** Server-internal folders (Home-relative). Not content; not counted; not watched. */
+/**
+ * Folders where earlier versions kept derived state inside the Home (derived
+ * state now lives outside it: docs/quire-folder.md). Still ignored, so an
+ * old copy is neither indexed nor counted.
+ */
 export const INTERNAL_DIRS: readonly string[] = ['.quire/cache', '.quire/tmp'];
 
-/** Folders whose whole subtree is ignored, matched as a path segment anywhere. */
-const IGNORED_DIR_SEGMENTS = new Set(['.git']);
+/**
+ * Version-control data, matched as a segment anywhere and ignoring case (a
+ * case-insensitive disk opens `.GIT` as `.git`). A repository's config can
+ * hold credentials (remote URLs with tokens), so no action may read, list
+ * or write below these (`isVcsSegment`, checked by the path gate).
+ * Fossil keeps a checkout file (`.fslckout`, `_FOSSIL_`) instead of a folder.
+ */
+const VCS_SEGMENTS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', '.bzr', '_darcs', '.jj', '.pijul', '.fslckout', '_fossil_']);
+
+/** True for a path segment that is (or holds) a version-control tool's own data. */
+export function isVcsSegment(seg: string): boolean {
+  return VCS_SEGMENTS.has(seg.toLowerCase());
+}
+
+/**
+ * Settings folders of other applications, matched as a segment anywhere (a
+ * Home may hold several Obsidian vaults). The server reads them but never
+ * writes them (`isForeignSettingsSegment`, checked by Home's writes), and
+ * they are not content: not indexed, not counted, not listed.
+ */
+const FOREIGN_SETTINGS_SEGMENTS: ReadonlySet<string> = new Set(['.obsidian']);
+
+export function isForeignSettingsSegment(seg: string): boolean {
+  return FOREIGN_SETTINGS_SEGMENTS.has(seg);
+}
 
 /** Exact file names ignored anywhere. */
 const IGNORED_NAMES = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini', '.directory']);
@@ -32,9 +62,6 @@ const IGNORED_NAME_PATTERNS: readonly RegExp[] = [
   /^~syncthing~.*\.tmp$/,
   /\.quire-tmp-/, //         our own atomic-write temp files
 ];
-
-/** `.obsidian/workspace.json`, `workspace-mobile.json`, `workspaces.json`: UI state rewritten on every click. */
-const OBSIDIAN_VOLATILE = /^\.obsidian\/(workspace[^/]*|cache)$/;
 
 /**
  * Vim's "can I create a file here?" probe: named 4913, then +123 while taken.
@@ -56,7 +83,7 @@ export function isIgnoredPath(rel: string): boolean {
   const segs = rel.split('/');
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i]!;
-    if (IGNORED_DIR_SEGMENTS.has(seg)) return true;
+    if (isVcsSegment(seg) || isForeignSettingsSegment(seg)) return true;
     if (IGNORED_NAMES.has(seg)) return true;
     if (seg.includes(TEMP_MARKER)) return true;
     // A backup or lock *folder* (`foo~/`) is as ignorable as a file; patterns apply to every segment.
@@ -65,6 +92,5 @@ export function isIgnoredPath(rel: string): boolean {
   const last = segs[segs.length - 1]!;
   if (isVimProbe(last)) return true;
   for (const dir of INTERNAL_DIRS) if (rel === dir || rel.startsWith(dir + '/')) return true;
-  if (segs[0] === '.obsidian' && segs.length >= 2 && OBSIDIAN_VOLATILE.test(segs[0] + '/' + segs[1])) return true;
   return false;
 }

@@ -21,7 +21,7 @@ import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
 import { fsError, pathError, show } from './errors.js';
-import { TEMP_MARKER } from './ignore.js';
+import { isForeignSettingsSegment, isVcsSegment, TEMP_MARKER } from './ignore.js';
 
 /** Longest file or folder name, in UTF-8 bytes (ext4, APFS, NTFS: 255). */
 export const MAX_SEGMENT_BYTES = 255;
@@ -119,8 +119,36 @@ export function validateRelPath(rel: unknown, opts: ValidateOptions = {}): strin
         segment: seg,
       });
     }
+    // Every Home operation passes here, so this one check keeps a repository's data (and the credentials its config may hold) away from every action.
+    if (isVcsSegment(seg)) {
+      throw pathError(
+        rel,
+        'internal_path',
+        `Path ${show(rel)} is inside ${show(seg)}, a version-control folder; its files are not vault content and cannot be read, listed or changed here`,
+        { segment: seg },
+        'forbidden',
+      );
+    }
   }
   return segs;
+}
+
+/**
+ * Refuses a change (write, delete, either end of a move) below another
+ * application's settings folder (`.obsidian/`): the server reads those
+ * settings but never changes them. Home's writes call it; reads do not.
+ */
+export function checkServerMayChange(rel: string): void {
+  const seg = typeof rel === 'string' ? rel.split('/').find(isForeignSettingsSegment) : undefined;
+  if (seg !== undefined) {
+    throw pathError(
+      rel,
+      'internal_path',
+      `Path ${show(rel)} is inside ${show(seg)}, another application's settings; the server reads them but never changes them`,
+      { segment: seg },
+      'forbidden',
+    );
+  }
 }
 
 /** The segment of `rel` that holds the character at `index`. */
