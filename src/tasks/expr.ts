@@ -49,6 +49,8 @@ export interface DateValue {
 export interface FileLink {
   target: string;
   resolved: string | null;
+  /** True for an embed (`![[x]]`); `file.embeds` lists only these. */
+  embed?: boolean;
 }
 
 export interface FileValue {
@@ -79,6 +81,16 @@ export interface Env {
   objects?: Record<string, Value>;
   /** The `formulas` of the base, evaluated on demand. */
   formulas?: Record<string, string>;
+  /**
+   * Formula values already computed for this row: a formula is evaluated at
+   * most once per row, so formulas referring to each other several times
+   * cost linear, not exponential, work.
+   */
+  memo?: Map<string, Value>;
+  /** What `this` is: the base file itself for file bases; the row's file when absent. */
+  self?: FileValue | null;
+  /** Paths of the notes linking to `path` (`file.backlinks`); absent: an empty list. */
+  backlinks?: (path: string) => string[];
 }
 
 export const isDate = (v: unknown): v is DateValue => typeof v === 'object' && v !== null && (v as DateValue).kind === 'date';
@@ -348,8 +360,13 @@ export type Node =
   | { k: 'bin'; op: string; left: Node; right: Node };
 
 const MAX_DEPTH = 64;
+/** Longest expression accepted; with MAX_STEPS this bounds the work one row can cost. */
+export const MAX_EXPR_LENGTH = 2000;
+/** Nodes one evaluation may visit (list `filter`/`map`/`reduce` visit their argument once per element). */
+export const MAX_STEPS = 100_000;
 
 export function parseExpr(src: string): Node {
+  if (src.length > MAX_EXPR_LENGTH) throw new ExprError(`Expression longer than ${MAX_EXPR_LENGTH} characters`, MAX_EXPR_LENGTH);
   const toks = lex(src);
   let p = 0;
   let depth = 0;
@@ -494,9 +511,13 @@ function linkMatches(wanted: string, resolved: string | null, target: string): b
 interface Ctx {
   env: Env;
   formulaStack: string[];
+  steps: number;
+  /** `value`, `index`, `acc` inside a list method's argument. */
+  locals: Record<string, Value> | null;
 }
 
 function evalNode(n: Node, c: Ctx): Value {
+  if (++c.steps > MAX_STEPS) throw new ExprError(`The expression needs more than ${MAX_STEPS} steps for one row`);
   switch (n.k) {
     case 'lit':
       return n.v;
@@ -525,10 +546,12 @@ function evalNode(n: Node, c: Ctx): Value {
 
 function root(name: string, c: Ctx): Value {
   const { env } = c;
+  if (c.locals && Object.prototype.hasOwnProperty.call(c.locals, name)) return c.locals[name]!;
   switch (name) {
     case 'file':
-    case 'this':
       return env.file;
+    case 'this':
+      return env.self === undefined ? env.file : env.self;
     case 'note':
       return fromYaml(env.note);
     case 'formula':
@@ -539,7 +562,7 @@ function root(name: string, c: Ctx): Value {
   }
 }
 
-function fileField(f: FileValue, name: string): Value {
+function fileField(f: FileValue, name: string, c: Ctx): Value {
   const base = f.path.split('/').pop()!;
   const dot = base.lastIndexOf('.');
   switch (name) {
@@ -563,6 +586,10 @@ function fileField(f: FileValue, name: string): Value {
       return [...f.tags];
     case 'links':
       return f.links.map((l) => l.resolved ?? l.target);
+    case 'embeds':
+      return f.links.filter((l) => l.embed).map((l) => l.resolved ?? l.target);
+    case 'backlinks':
+      return c.env.backlinks ? c.env.backlinks(f.path) : [];
     case 'properties':
       return fromYaml(f.properties);
     case 'file':
@@ -574,7 +601,7 @@ function fileField(f: FileValue, name: string): Value {
 
 function member(obj: Value, name: string, c: Ctx): Value {
   if (isFormulas(obj)) return formula(name, c);
-  if (isFile(obj)) return fileField(obj, name);
+  if (isFile(obj)) return fileField(obj, name, c);
   if (isDate(obj)) {
     const t = new Date(obj.ms);
     const fields: Record<string, number> = {
@@ -598,12 +625,20 @@ function formula(name: string, c: Ctx): Value {
   if (!formulas || !Object.prototype.hasOwnProperty.call(formulas, name)) return null;
   const src = formulas[name];
   if (src === undefined || src === null) return null;
+  const memo = c.env.memo;
+  if (memo?.has(name)) return memo.get(name)!;
   if (c.formulaStack.includes(name)) throw new ExprError(`Formula "${name}" refers to itself`);
   if (c.formulaStack.length > 32) throw new ExprError('Formulas nested too deeply');
   c.formulaStack.push(name);
+  // A formula sees only the row, never the `value`/`index` of a list method that refers to it.
+  const locals = c.locals;
+  c.locals = null;
   try {
-    return evalNode(compile(String(src)), c);
+    const v = evalNode(compile(String(src)), c);
+    memo?.set(name, v);
+    return v;
   } finally {
+    c.locals = locals;
     c.formulaStack.pop();
   }
 }
@@ -660,11 +695,50 @@ function toDate(v: Value): DateValue | null {
 }
 
 function call(n: Extract<Node, { k: 'call' }>, c: Ctx): Value {
-  const args = () => n.args.map((a) => evalNode(a, c));
   if (n.fn.k === 'id') return globalCall(n.fn.name, n.args, c);
   if (n.fn.k !== 'member') throw new ExprError('Only functions and methods can be called');
   const recv = evalNode(n.fn.obj, c);
-  return method(recv, n.fn.name, args(), c);
+  if (LIST_LAMBDAS.has(n.fn.name)) return listLambda(recv, n.fn.name, n.args, c);
+  return method(
+    recv,
+    n.fn.name,
+    n.args.map((a) => evalNode(a, c)),
+    c,
+  );
+}
+
+const LIST_LAMBDAS = new Set(['filter', 'map', 'reduce']);
+
+/**
+ * `list.filter(cond)`, `list.map(expr)`, `list.reduce(expr, initial)`: the
+ * argument is evaluated once per element with `value` and `index` (and `acc`
+ * for reduce) bound, as in Bases.
+ */
+function listLambda(recv: Value, name: string, argNodes: Node[], c: Ctx): Value {
+  if (!Array.isArray(recv)) return null;
+  const body = argNodes[0];
+  if (!body) throw new ExprError(`${name}() needs an expression`);
+  const outer = c.locals;
+  try {
+    if (name === 'reduce') {
+      let acc = argNodes[1] ? evalNode(argNodes[1], c) : null;
+      recv.forEach((value, index) => {
+        c.locals = { ...outer, value, index, acc };
+        acc = evalNode(body, c);
+      });
+      return acc;
+    }
+    const out: Value[] = [];
+    recv.forEach((value, index) => {
+      c.locals = { ...outer, value, index };
+      const r = evalNode(body, c);
+      if (name === 'map') out.push(r);
+      else if (truthy(r)) out.push(value);
+    });
+    return out;
+  } finally {
+    c.locals = outer;
+  }
 }
 
 function globalCall(name: string, argNodes: Node[], c: Ctx): Value {
@@ -774,6 +848,11 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
         return s.split(strs[0] ?? '').join(strs[1] ?? '');
       case 'reverse':
         return Array.from(s).reverse().join('');
+      case 'repeat': {
+        const n = Math.max(0, Math.floor(Number(args[0] ?? 0)));
+        if (!Number.isFinite(n) || s.length * n > MAX_STRING) throw new ExprError(`repeat() would build a text longer than ${MAX_STRING} characters`);
+        return s.repeat(n);
+      }
     }
   }
   if (typeof recv === 'number') {
@@ -814,7 +893,13 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
         return [...recv].reverse();
       case 'flat':
         return recv.flat() as Value[];
+      case 'slice':
+        return recv.slice(Number(args[0] ?? 0), args[1] === undefined ? undefined : Number(args[1]));
     }
+  }
+  if (isPlainObject(recv)) {
+    if (name === 'keys') return Object.keys(recv);
+    if (name === 'values') return Object.values(recv);
   }
   if (isDate(recv)) {
     switch (name) {
@@ -826,13 +911,149 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
         return formatWithPattern(recv, 'HH:mm:ss');
     }
   }
-  if (recv === null) return null;
+  // A known method on a value of another type (or null) is null, as a missing property is.
+  if (recv === null || METHODS.has(name)) return null;
   throw new ExprError(`Unknown method ${name}()`);
+}
+
+const MAX_STRING = 100_000;
+
+const FUNCTIONS = new Set(['if', 'now', 'today', 'date', 'list', 'number', 'min', 'max', 'link', 'file']);
+const METHODS = new Set([
+  // any
+  'isTruthy', 'isEmpty', 'toString', 'isType',
+  // file
+  'hasTag', 'inFolder', 'hasLink', 'hasProperty', 'asLink',
+  // string
+  'contains', 'containsAll', 'containsAny', 'startsWith', 'endsWith', 'lower', 'upper', 'trim', 'title', 'slice', 'split', 'replace', 'reverse', 'repeat',
+  // number
+  'abs', 'ceil', 'floor', 'round', 'toFixed',
+  // list
+  'join', 'unique', 'sort', 'flat', 'filter', 'map', 'reduce',
+  // object
+  'keys', 'values',
+  // date
+  'date', 'format', 'time',
+]);
+
+function walk(n: Node, visit: (n: Node) => void): void {
+  visit(n);
+  switch (n.k) {
+    case 'member':
+      walk(n.obj, visit);
+      break;
+    case 'index':
+      walk(n.obj, visit);
+      walk(n.index, visit);
+      break;
+    case 'call':
+      walk(n.fn, visit);
+      n.args.forEach((a) => walk(a, visit));
+      break;
+    case 'unary':
+      walk(n.arg, visit);
+      break;
+    case 'bin':
+      walk(n.left, visit);
+      walk(n.right, visit);
+      break;
+  }
+}
+
+/** Unknown functions and methods are refused when the base is read, before any row. */
+function checkNames(n: Node): void {
+  walk(n, (x) => {
+    if (x.k !== 'call') return;
+    if (x.fn.k === 'id' && !FUNCTIONS.has(x.fn.name)) throw new ExprError(`Unknown function ${x.fn.name}()`);
+    if (x.fn.k === 'member' && !METHODS.has(x.fn.name)) throw new ExprError(`Unknown method ${x.fn.name}()`);
+  });
+}
+
+/** Parses an expression and checks its function and method names; throws ExprError naming `where`. */
+export function checkExpr(src: string, where: string): void {
+  try {
+    checkNames(compile(src));
+  } catch (e) {
+    if (e instanceof ExprError) throw new ExprError(`${where}: ${e.message} in "${src}"`, e.position);
+    throw e;
+  }
+}
+
+/** Does the expression read a member of the object `root` (`task.due`, `task["due"]`)? A bare `root` is a note property, not counted. */
+export function readsMemberOf(src: string, root: string): boolean {
+  let found = false;
+  walk(compile(src), (x) => {
+    if ((x.k === 'member' || x.k === 'index') && x.obj.k === 'id' && x.obj.name === root) found = true;
+  });
+  return found;
+}
+
+/**
+ * Checks a base's `formulas` (a mapping of name to expression): each parses
+ * with known names, and no formula refers to itself through others.
+ */
+export function checkFormulas(formulas: unknown, where = 'formulas'): void {
+  if (formulas === null || formulas === undefined) return;
+  if (typeof formulas !== 'object' || Array.isArray(formulas)) throw new ExprError(`${where}: formulas is a mapping of name to expression`);
+  const srcs = formulas as Record<string, unknown>;
+  for (const [name, src] of Object.entries(srcs)) {
+    if (typeof src !== 'string' && typeof src !== 'number' && typeof src !== 'boolean') throw new ExprError(`${where}.${name}: a formula is an expression string`);
+    checkExpr(String(src), `${where}.${name}`);
+  }
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (name: string, path: string[]): void => {
+    if (state.get(name) === 'done' || !Object.prototype.hasOwnProperty.call(srcs, name)) return;
+    if (state.get(name) === 'open') throw new ExprError(`${where}: formula "${name}" refers to itself (${[...path, name].join(' → ')})`);
+    state.set(name, 'open');
+    for (const r of formulaRefs(String(srcs[name]))) visit(r, [...path, name]);
+    state.set(name, 'done');
+  };
+  for (const name of Object.keys(srcs)) visit(name, []);
+}
+
+/** The `formula.x` names an expression refers to. */
+export function formulaRefs(src: string): string[] {
+  const out: string[] = [];
+  walk(compile(src), (x) => {
+    if (x.k === 'member' && x.obj.k === 'id' && x.obj.name === 'formula') out.push(x.name);
+    if (x.k === 'index' && x.obj.k === 'id' && x.obj.name === 'formula' && x.index.k === 'lit' && typeof x.index.v === 'string') out.push(x.index.v);
+  });
+  return out;
+}
+
+const PROPERTY_ID_RE = /^(?:(file|note|formula|task)\.)?([^.()[\]"'!=<>&|+*/%,]+)$/;
+
+/**
+ * A property id as written in `order`, `sort` and `groupBy` (`file.name`,
+ * `note.status`, `formula.x`, a bare frontmatter key, which may contain
+ * spaces); anything else is evaluated as an expression.
+ */
+export function propertyValue(id: string, env: Env): Value {
+  const m = PROPERTY_ID_RE.exec(id.trim());
+  if (!m) return evaluate(id, env);
+  const [, ns, rawName] = m;
+  const name = rawName!.trim();
+  const c: Ctx = { env, formulaStack: [], steps: 0, locals: null };
+  switch (ns) {
+    case 'file':
+      return env.file ? fileField(env.file, name, c) : null;
+    case 'formula':
+      return formula(name, c);
+    case 'task':
+      return member(env.objects?.task ?? null, name, c);
+    default:
+      return Object.prototype.hasOwnProperty.call(env.note, name) ? fromYaml(env.note[name]) : null;
+  }
+}
+
+/** Checks a property id (see propertyValue); throws ExprError naming `where`. */
+export function checkProperty(id: string, where: string): void {
+  if (!PROPERTY_ID_RE.test(id.trim())) checkExpr(id, where);
 }
 
 /** Evaluates one expression against a row. Throws ExprError for a syntax error or an unknown function. */
 export function evaluate(src: string, env: Env): Value {
-  return evalNode(compile(src), { env, formulaStack: [] });
+  return evalNode(compile(src), { env, formulaStack: [], steps: 0, locals: null });
 }
 
 /** A Bases filter: a statement string, or `{ and | or | not: [filters] }`. null/undefined: everything passes. */
@@ -860,12 +1081,7 @@ export function evalFilter(filter: unknown, env: Env): boolean {
 export function checkFilter(filter: unknown, where = 'filters'): void {
   if (filter === null || filter === undefined || typeof filter === 'boolean') return;
   if (typeof filter === 'string') {
-    try {
-      compile(filter);
-    } catch (e) {
-      if (e instanceof ExprError) throw new ExprError(`${where}: ${e.message} in "${filter}"`, e.position);
-      throw e;
-    }
+    checkExpr(filter, where);
     return;
   }
   if (Array.isArray(filter)) {

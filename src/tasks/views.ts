@@ -1,28 +1,19 @@
 /**
- * Task views: `.base` files (Obsidian Bases format) with a stable top-level
+ * `.base` views (Obsidian Bases format), identified by a stable top-level
  * `id` in their YAML. Found by scanning the Home's `.base` files (parsed YAML
  * cached by ETag), so a view keeps its id when the file is renamed by hand.
- * A view's rows are the Home's tasks (docs/tasks.md "Task views").
+ * A task view's rows are the Home's tasks (docs/tasks.md "Task views"); an
+ * Obsidian base's rows are the Home's files (docs/bases.md).
  */
 import { randomUUID } from 'node:crypto';
 import YAML, { isMap, isSeq } from 'yaml';
 import { AppError, errors } from '../core/errors.js';
-import { derivedId, type FileEntry, type NoteEntry } from '../index/home-index.js';
+import { derivedId, type FileEntry } from '../index/home-index.js';
 import { checkWritable, visible, type Scope } from '../notes/access.js';
 import { fileNameFor } from '../notes/notes.js';
 import { normalizeEtag } from '../vault/etag.js';
-import {
-  checkFilter,
-  evalFilter,
-  evaluate,
-  ExprError,
-  parseDate,
-  sortCompare,
-  toJson,
-  type Env,
-  type FileValue,
-  type Value,
-} from './expr.js';
+import { columnsOf, evaluateRows, groupsOf, homeFiles, noteFileValue, otherFileValue, readsTasks, rowsKindOf, type RowsKind } from './base-rows.js';
+import { checkFilter, checkFormulas, checkProperty, ExprError, parseDate, type Env, type FileValue, type Value } from './expr.js';
 import { allTasks, pageLimit, pageOffset, type TaskRecord } from './tasks.js';
 import { checkTimeZone, wallClock } from './time.js';
 
@@ -95,6 +86,8 @@ export interface ViewRecord {
   base: Record<string, unknown> | null;
   /** Why the YAML could not be read, else null. */
   error: string | null;
+  /** What the rows are (docs/bases.md "Files or tasks"); null when the YAML is invalid or `rows` has another value. */
+  rows: RowsKind | null;
 }
 
 function viewsOf(doc: Record<string, unknown> | null): Record<string, unknown>[] {
@@ -116,6 +109,7 @@ function record(path: string, p: Parsed): ViewRecord {
     views: views.map((v, i) => (typeof v.name === 'string' ? v.name : `View ${i + 1}`)),
     base: p.doc,
     error: p.error,
+    rows: p.doc ? rowsKindOf(p.doc) : null,
   };
 }
 
@@ -158,6 +152,14 @@ export function checkView(view: Record<string, unknown>, field = 'body.view'): v
   if (view.order !== undefined && (!Array.isArray(view.order) || view.order.some((o) => typeof o !== 'string'))) {
     throw bad('view.order must be a list of property names', `${field}.order`);
   }
+  (view.order as string[] | undefined)?.forEach((o, i) => {
+    try {
+      checkProperty(o, `${field}.order[${i}]`);
+    } catch (e) {
+      if (e instanceof ExprError) throw bad(e.message, `${field}.order[${i}]`);
+      throw e;
+    }
+  });
   const checkProp = (p: unknown, where: string) => {
     if (typeof p !== 'object' || p === null || typeof (p as { property?: unknown }).property !== 'string') {
       throw bad(`${where} must be { property, direction }`, where);
@@ -165,7 +167,7 @@ export function checkView(view: Record<string, unknown>, field = 'body.view'): v
     const d = (p as { direction?: unknown }).direction;
     if (d !== undefined && (typeof d !== 'string' || !DIRECTIONS.includes(d.toUpperCase()))) throw bad(`${where}.direction must be ASC or DESC`, `${where}.direction`);
     try {
-      checkFilter((p as { property: string }).property, where);
+      checkProperty((p as { property: string }).property, where);
     } catch (e) {
       if (e instanceof ExprError) throw bad(e.message, `${where}.property`);
       throw e;
@@ -248,36 +250,17 @@ export async function updateView(scope: Scope, id: string, ifMatch: string, view
   const views = doc.get('views');
   if (isSeq(views) && views.items.length > 0) views.set(0, doc.createNode(rest));
   else doc.set('views', doc.createNode([rest]));
+  // The id written above would make an Obsidian base list tasks; it keeps listing files.
+  if (current.rows === 'files' && !current.id_in_file) {
+    const js = doc.toJS() as Record<string, unknown>;
+    if (rowsKindOf(js) === 'tasks' && !readsTasks(js)) doc.set('rows', 'files');
+  }
   const next = doc.toString({ lineWidth: 0 });
   const w = await scope.vault.home.write(current.path, next, { ifMatch, quotaBytes: scope.quotaBytes });
   return record(current.path, { ...parseBase(next), etag: w.etag, id: current.id });
 }
 
 // -------------------------------------------------------------------- rows
-
-/** A note's links, each with where it resolves, read straight off the index's link table (no Link records built). */
-function linksOf(scope: Scope, n: NoteEntry): FileValue['links'] {
-  const links = n.facts.links;
-  const out: FileValue['links'] = [];
-  for (let i = 0; i < links.length; i++) {
-    const target = links.target(i);
-    out.push({ target, resolved: target === '' ? n.path : scope.index.resolve(n.path, { target, kind: links.kind(i) }) });
-  }
-  return out;
-}
-
-function fileValue(scope: Scope, n: NoteEntry, tz: string | undefined): FileValue {
-  return {
-    kind: 'file',
-    path: n.path,
-    size: n.size,
-    mtime: wallClock(n.updated, tz),
-    ctime: wallClock(n.created, tz),
-    tags: [...n.tags],
-    links: linksOf(scope, n),
-    properties: n.frontmatter ?? {},
-  };
-}
 
 function taskObject(t: TaskRecord): Value {
   const date = (s: string | null) => (s ? parseDate(s) : null);
@@ -304,106 +287,102 @@ export interface RowsQuery {
   tz?: string;
 }
 
-/** Evaluates one view of the file over the Home's tasks: filters (global AND view), sort, limit, groupBy. */
+/** A row of a file base: the file, and the view's columns. */
+export interface FileRow {
+  path: string;
+  /** The note's id; null for a file that is not a note (attachment, canvas, base). */
+  note_id: string | null;
+  title: string;
+  etag: string;
+  values: Record<string, unknown>;
+  group?: unknown;
+}
+
+/**
+ * Evaluates one view of the file: over the Home's tasks for a task view,
+ * over its files for an Obsidian base (docs/bases.md). Filters (global AND
+ * view), sort, limit, groupBy, then the page.
+ */
 export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = Date.now()) {
   const tz = checkTimeZone(q.tz, 'query.tz');
   const limit = pageLimit(q.limit, 1000, 200);
   const offset = pageOffset(q.cursor);
   const v = await findView(scope, id);
   if (!v.base) throw errors.conflict(`${v.path} is not valid Bases YAML (${v.error}); fix the file first`, { reason: 'invalid_base' });
+  const kind = rowsKindOf(v.base);
+  if (kind === null) throw errors.conflict(`${v.path}: rows must be "tasks" or "files"`, { reason: 'invalid_base' });
   const views = viewsOf(v.base);
   const chosen = q.view === undefined ? (views[0] ?? {}) : views.find((x) => x.name === q.view);
   if (!chosen) throw errors.notFound(`The file has no view named "${q.view}"`, { field: 'query.view' });
-  const formulas = (v.base.formulas && typeof v.base.formulas === 'object' ? v.base.formulas : {}) as Record<string, string>;
-  const fail = (e: unknown): never => {
-    if (e instanceof ExprError) throw errors.badRequest(`The view cannot be evaluated: ${e.message}`, { reason: 'invalid_expression', id: v.id });
+  const invalid = (e: unknown): never => {
+    if (e instanceof ExprError || e instanceof AppError) {
+      throw errors.badRequest(`The view cannot be evaluated: ${e.message}`, { reason: 'invalid_expression', id: v.id });
+    }
     throw e;
   };
   try {
     checkFilter(v.base.filters, 'filters');
+    checkFormulas(v.base.formulas, 'formulas');
     checkView(chosen, 'view');
   } catch (e) {
-    if (e instanceof AppError) throw errors.badRequest(`The view cannot be evaluated: ${e.message}`, { reason: 'invalid_expression', id: v.id });
-    fail(e);
+    invalid(e);
   }
+  const formulas = (v.base.formulas ?? {}) as Record<string, string>;
   const now = wallClock(nowMs, tz);
-  const files = new Map<string, FileValue>();
-  const envOf = (t: TaskRecord): Env => {
-    const n = scope.index.noteByPath(t.path)!;
-    let f = files.get(n.path);
-    if (!f) files.set(n.path, (f = fileValue(scope, n, tz)));
-    return { now, file: f, note: n.frontmatter ?? {}, objects: { task: taskObject(t) }, formulas };
-  };
-  type Row = { task: TaskRecord; env: Env };
-  let rows: Row[] = [];
-  try {
-    for (const t of allTasks(scope)) {
-      const env = envOf(t);
-      if (evalFilter(v.base.filters, env) && evalFilter(chosen.filters, env)) rows.push({ task: t, env });
-    }
-  } catch (e) {
-    fail(e);
-  }
-  const total = rows.length;
-  const sorts = (Array.isArray(chosen.sort) ? chosen.sort : []) as Array<{ property: string; direction?: string }>;
-  const group = chosen.groupBy as { property: string; direction?: string } | undefined | null;
-  const keyCache = new Map<Row, Value[]>();
-  const keys = (r: Row): Value[] => {
-    let k = keyCache.get(r);
-    if (!k) {
-      k = [group ? evaluate(group.property, r.env) : null, ...sorts.map((s) => evaluate(s.property, r.env))];
-      keyCache.set(r, k);
-    }
-    return k;
-  };
-  const dirs = [group, ...sorts].map((s) => ((s?.direction ?? 'ASC').toUpperCase() === 'DESC' ? -1 : 1));
-  try {
-    rows = rows
-      .map((r, i) => ({ r, i }))
-      .sort((a, b) => {
-        const ka = keys(a.r);
-        const kb = keys(b.r);
-        for (let j = 0; j < ka.length; j++) {
-          const c = sortCompare(ka[j]!, kb[j]!);
-          // Nulls stay last whatever the direction.
-          if (c !== 0) return ka[j] === null || kb[j] === null ? c : c * dirs[j]!;
-        }
-        return a.i - b.i;
-      })
-      .map((x) => x.r);
-  } catch (e) {
-    fail(e);
-  }
-  if (typeof chosen.limit === 'number') rows = rows.slice(0, chosen.limit);
-  const order = (Array.isArray(chosen.order) ? chosen.order : []) as string[];
-  const page = rows.slice(offset, offset + limit);
-  let items: Array<TaskRecord & { values: Record<string, unknown>; group?: unknown }>;
-  try {
-    items = page.map((r) => ({
-      ...r.task,
-      values: Object.fromEntries(order.map((p) => [p, toJson(evaluate(p, r.env))])),
-      ...(group ? { group: toJson(keys(r)[0]!) } : {}),
-    }));
-  } catch (e) {
-    return fail(e);
-  }
-  const groups: Array<{ key: unknown; items: typeof items }> = [];
-  if (group) {
-    for (const it of items) {
-      const last = groups[groups.length - 1];
-      if (last && JSON.stringify(last.key) === JSON.stringify(it.group)) last.items.push(it);
-      else groups.push({ key: it.group, items: [it] });
-    }
-  }
-  return {
+  const backlinks = (p: string) => scope.index.backlinks(p).map((b) => b.from);
+  const order = (Array.isArray(chosen.order) ? chosen.order : []).filter((o): o is string => typeof o === 'string');
+  const head = {
     id: v.id,
     path: v.path,
     view: typeof chosen.name === 'string' ? chosen.name : v.name,
     etag: v.etag,
-    total,
-    items,
-    groups: group ? groups : null,
-    next_cursor: offset + limit < rows.length ? offset + limit : null,
+    rows: kind,
+    columns: columnsOf(v.base, order),
   };
-}
+  const page = { offset, limit };
 
+  if (kind === 'files') {
+    const baseFile = scope.index.fileByPath(v.path);
+    const self = baseFile ? otherFileValue(scope, baseFile, tz) : null;
+    const input = homeFiles(scope).map(({ note, file }) => {
+      const f = note ? noteFileValue(scope, note, tz) : otherFileValue(scope, file!, tz);
+      const env: Env = { now, file: f, note: note?.frontmatter ?? {}, formulas, memo: new Map(), self, backlinks };
+      return { row: { note, file }, env };
+    });
+    let r: ReturnType<typeof evaluateRows<(typeof input)[number]['row']>>;
+    try {
+      r = evaluateRows(input, v.base, chosen, page);
+    } catch (e) {
+      return invalid(e);
+    }
+    const items: FileRow[] = r.items.map(({ row: { note, file }, values, group }) => {
+      const path = note ? note.path : file!.path;
+      return {
+        path,
+        note_id: note ? note.id : null,
+        title: note ? note.title : path.split('/').pop()!,
+        etag: note ? note.etag : file!.etag,
+        values,
+        ...(r.grouped ? { group } : {}),
+      };
+    });
+    return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, next_cursor: r.next_cursor };
+  }
+
+  const files = new Map<string, FileValue>();
+  const input = allTasks(scope).map((t) => {
+    const n = scope.index.noteByPath(t.path)!;
+    let f = files.get(n.path);
+    if (!f) files.set(n.path, (f = noteFileValue(scope, n, tz)));
+    const env: Env = { now, file: f, note: n.frontmatter ?? {}, objects: { task: taskObject(t) }, formulas, memo: new Map(), backlinks };
+    return { row: t, env };
+  });
+  let r: ReturnType<typeof evaluateRows<TaskRecord>>;
+  try {
+    r = evaluateRows(input, v.base, chosen, page);
+  } catch (e) {
+    return invalid(e);
+  }
+  const items = r.items.map(({ row, values, group }) => ({ ...row, values, ...(r.grouped ? { group } : {}) }));
+  return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, next_cursor: r.next_cursor };
+}
