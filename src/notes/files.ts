@@ -7,6 +7,7 @@ import path from 'node:path';
 import { reply } from '../actions/reply.js';
 import { AppError, errors } from '../core/errors.js';
 import { isIgnoredPath } from '../vault/ignore.js';
+import { checkServerMayChange, validateRelPath } from '../vault/paths.js';
 import { checkVisible, checkWritable, visible, type Scope } from './access.js';
 
 const TYPES: Record<string, string> = {
@@ -88,6 +89,9 @@ export async function writeFile(
   if (cond.ifMatch === undefined && cond.ifNoneMatch !== '*') {
     throw errors.preconditionRequired('If-Match');
   }
+  // Internals get their own refusal (403 internal_path) before the ignore list's editor and temporary files.
+  validateRelPath(rel);
+  checkServerMayChange(rel);
   if (isIgnoredPath(rel)) {
     throw errors.badRequest(`${rel} is not vault content (internal, version-control or editor temporary file)`, { field: 'query.path' });
   }

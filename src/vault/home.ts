@@ -18,7 +18,7 @@ import { alreadyExists, fsError, quotaExceeded, show } from './errors.js';
 import { etagOf, hasCondition, ifMatchAccepts, readWithEtag } from './etag.js';
 import { isIgnoredPath, isTempName } from './ignore.js';
 import { WriterLock } from './lock.js';
-import { checkNewName, realHomeRoot, resolveHomePath, resolveHomePathReal, toHomeRel, validateRelPath } from './paths.js';
+import { checkNewName, checkServerMayChange, realHomeRoot, resolveHomePath, resolveHomePathReal, toHomeRel, validateRelPath } from './paths.js';
 import { RecentWrites, type FileSig } from './recent.js';
 import { watchHome, type HomeWatcher, type WatchChange, type WatchOptions } from './watcher.js';
 
@@ -412,6 +412,7 @@ export class Home {
   /** Writes a file (creating folders) under the writer lock; see the class comment for the flow. */
   async write(rel: string, bytes: Uint8Array | string, opts: WriteOptions = {}): Promise<WriteResult> {
     const data = toBuffer(bytes);
+    checkServerMayChange(rel);
     return this.lock.run(async () => {
       const { abs, rel: target } = await this.resolveFile(rel);
       const current = await readWithEtag(abs, target);
@@ -449,6 +450,7 @@ export class Home {
    * removed itself, not its target. Non-empty folders are refused (409).
    */
   async delete(rel: string, opts: { ifMatch?: string | null } = {}): Promise<{ path: string; folder: boolean }> {
+    checkServerMayChange(rel);
     return this.lock.run(async () => {
       const abs = await resolveHomePath(this.root, rel);
       let st: Stats;
@@ -487,6 +489,8 @@ export class Home {
    * applies to files and is checked against the source's bytes.
    */
   async move(from: string, to: string, opts: { ifMatch?: string | null } = {}): Promise<{ from: string; path: string; folder: boolean; etag: string | null }> {
+    checkServerMayChange(from);
+    checkServerMayChange(to);
     return this.lock.run(async () => {
       const absFrom = await resolveHomePath(this.root, from);
       const absTo = await resolveHomePath(this.root, to);

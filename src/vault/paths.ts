@@ -230,6 +230,13 @@ export async function resolveHomePathReal(
       const segment = await firstEscape(rootAbs, rootReal, segs, i);
       throw pathError(rel, 'symlink_escape', `Path ${show(rel)} leaves the Home through the symbolic link ${show(segment)}`, { segment });
     }
+    if (real !== prefix) {
+      // A link may lead where the name may not: a committed symlink to `.git/config` must not read the repository's config.
+      const seg = path.relative(rootReal, real).split(path.sep).find(isVcsSegment);
+      if (seg !== undefined) {
+        throw pathError(rel, 'internal_path', `Path ${show(rel)} leads through a symbolic link into ${show(seg)}, a version-control folder`, { segment: seg }, 'forbidden');
+      }
+    }
     if (i < segs.length) {
       // The next component does not resolve. If it exists as a link, it is dangling: refuse.
       const next = path.join(prefix, segs[i]!);

@@ -35,6 +35,8 @@ beforeAll(async () => {
   write('Work/.git/config', SECRET_REMOTE);
   write('.hg/hgrc', '[paths]\ndefault = https://user:hgsecret@example.org/repo\n');
   write('.jj/repo/store/type', 'git\n');
+  fs.symlinkSync('../.git/config', path.join(home, 'Notes/leak.txt'));
+  fs.symlinkSync('.git', path.join(home, 'repo'));
   write('.obsidian/app.json', '{"attachmentFolderPath":"Attachments"}\n');
   write('.obsidian/plugins/calendar/README.md', '# Calendar plugin\n\nA note about gardens too.\n');
 });
@@ -82,6 +84,15 @@ describe('version-control data through the actions', () => {
       expect(r.body.error.details).toMatchObject({ reason: 'internal_path', path: rel });
       expect(r.text).not.toContain('SECRETTOKEN');
       expect(r.text).not.toContain('hgsecret');
+    }
+  });
+
+  it('files_read refuses a symbolic link that leads into it', async () => {
+    for (const rel of ['Notes/leak.txt', 'repo/config']) {
+      const r = await api('GET', `/api/v1/files/content?path=${q(rel)}`);
+      expect(r.status, rel).toBe(403);
+      expect(r.body.error.details.reason).toBe('internal_path');
+      expect(r.text).not.toContain('SECRETTOKEN');
     }
   });
 
