@@ -4,8 +4,6 @@
  */
 import { errors } from '../core/errors.js';
 
-export const JOURNAL_ROOT = 'Journal/';
-
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export function isValidDate(s: string): boolean {
@@ -63,14 +61,9 @@ export function dateInZone(ms: number, zone: string): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
-export function dailyPath(date: string): string {
-  return `${JOURNAL_ROOT}${date}.md`;
-}
-
-/** `Journal/2026-11-22.md` → `2026-11-22`; null for any other path. */
-export function dateOfDailyPath(path: string): string | null {
-  const m = /^Journal\/(\d{4}-\d{2}-\d{2})\.md$/.exec(path);
-  return m && isValidDate(m[1]!) ? m[1]! : null;
+/** The wall-clock time `HH:mm:ss` of instant `ms` in `zone`. */
+export function clockInZone(ms: number, zone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(new Date(ms));
 }
 
 const WALL_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;

@@ -8,13 +8,25 @@
  * lands between its read and its write.
  */
 import { randomBytes } from 'node:crypto';
+import moment from 'moment';
 import { AppError, errors } from '../core/errors.js';
 import { parseComposer, type ComposerSpan } from '../composer/composer.js';
 import { ifMatchAccepts } from '../vault/etag.js';
 import { checkVisible, checkWritable, visible, type Scope } from '../notes/access.js';
 import { createNote, updateNote } from '../notes/notes.js';
+import { editFrontmatter } from '../notes/frontmatter.js';
+import { extractFacts } from '../markdown/extract.js';
+import { dailyFromTemplate } from '../templates/templates.js';
+import {
+  attachmentFolderFor,
+  attachmentSettings,
+  dailyNotePath,
+  dailyNotesSettings,
+  dateOfDailyNotePath,
+  type DailyNotesSettings,
+} from '../vault/obsidian-settings.js';
 import { ClientIds } from './client-ids.js';
-import { checkClock, checkDate, checkZone, dailyPath, dateOfDailyPath, parseWallTime, serverZone } from './dates.js';
+import { checkClock, checkDate, checkZone, clockInZone, parseWallTime, serverZone } from './dates.js';
 import {
   applySplices,
   escapeText,
@@ -65,28 +77,56 @@ async function retrying<T>(fn: () => Promise<T>, times = 4): Promise<T> {
 export interface DayFile {
   date: string;
   path: string;
+  /** The vault's Daily-notes settings this file was found by. */
+  daily: DailyNotesSettings;
   exists: boolean;
   text: string;
   etag: string | null;
   day: ParsedDay;
 }
 
-export async function loadDay(scope: Scope, date: string): Promise<DayFile> {
-  const path = dailyPath(date);
+/** Where and how this Home names its Daily notes: `.obsidian/daily-notes.json`, else `Journal/YYYY-MM-DD.md`. */
+export const dailySettingsOf = (scope: Scope): Promise<DailyNotesSettings> => dailyNotesSettings(scope.vault.home.root);
+
+export async function loadDay(scope: Scope, date: string, daily?: DailyNotesSettings): Promise<DayFile> {
+  const settings = daily ?? (await dailySettingsOf(scope));
+  const path = dailyNotePath(settings, date);
   checkVisible(scope, path);
   try {
     const { bytes, etag } = await scope.vault.home.read(path);
     const text = bytes.toString('utf8');
-    return { date, path, exists: true, text, etag, day: parseDay(text, date, path) };
+    return { date, path, daily: settings, exists: true, text, etag, day: parseDay(text, date, path) };
   } catch (e) {
-    if (e instanceof AppError && e.status === 404) return { date, path, exists: false, text: '', etag: null, day: parseDay('', date, path) };
+    if (e instanceof AppError && e.status === 404) return { date, path, daily: settings, exists: false, text: '', etag: null, day: parseDay('', date, path) };
     throw e;
   }
 }
 
-/** The text of a Daily note the server creates: its time zone in frontmatter and an empty log. */
-export function newDayText(zone: string | null): string {
+/** The text of a Daily note the server creates without a template: its time zone in frontmatter and an empty log. */
+export function plainDayText(zone: string | null): string {
   return (zone ? `---\ntimezone: ${zone}\n---\n` : '') + '## Log\n';
+}
+
+/**
+ * The text of a new Daily note: Obsidian's Daily-notes template filled for
+ * the day when the vault names one (with `timezone` added to its
+ * frontmatter), else the plain note. A template without a `Log` heading
+ * gets one from the first log entry.
+ */
+async function newDayText(scope: Scope, df: DayFile, zone: string | null, nowMs = Date.now()): Promise<string> {
+  if (!df.daily.template) return plainDayText(zone);
+  const at = moment.utc(`${df.date}T${clockInZone(nowMs, zone ?? serverZone())}`, 'YYYY-MM-DDTHH:mm:ss', true);
+  const title = df.path.slice(df.path.lastIndexOf('/') + 1, -3);
+  const text = await dailyFromTemplate(scope, df.daily.template, title, at, df.daily.format);
+  if (text === null) return plainDayText(zone);
+  if (!zone) return text;
+  const facts = extractFacts(text, df.path);
+  if (facts.frontmatterError) return text;
+  try {
+    return editFrontmatter(text, facts.frontmatterRange, { timezone: zone });
+  } catch {
+    return text; // frontmatter that is not a mapping: the template's text as written
+  }
 }
 
 async function writeDay(scope: Scope, df: DayFile, text: string, ifMatch?: string): Promise<string> {
@@ -142,11 +182,12 @@ export function entryRecord(scope: Scope, df: DayFile, e: ParsedEntry, ids?: Cli
 }
 export type EntryRecord = ReturnType<typeof entryRecord>;
 
-export function dayRecord(scope: Scope, df: DayFile, ids?: ClientIds) {
+export function dayRecord(scope: Scope, df: DayFile, ids?: ClientIds, attachmentFolder: string | null = null) {
   return {
     date: df.date,
     path: df.path,
     exists: df.exists,
+    attachment_folder: attachmentFolder,
     etag: df.etag,
     note_id: df.exists ? (scope.index.noteByPath(df.path)?.id ?? null) : null,
     timezone: df.day.dayZone,
@@ -168,9 +209,14 @@ export function dayFor(nowMs: number, query: { date?: string }, headers: { 'x-sv
   return { date: `${get('year')}-${get('month')}-${get('day')}`, zone };
 }
 
+/** Where files attached to this day's entries belong, by Obsidian's `attachmentFolderPath` (else `Attachments`). */
+async function attachmentFolderOf(scope: Scope, df: DayFile): Promise<string | null> {
+  return attachmentFolderFor((await attachmentSettings(scope.vault.home.root)).attachmentFolderPath, df.path);
+}
+
 export async function getDay(scope: Scope, date: string) {
   const df = await loadDay(scope, date);
-  return { record: dayRecord(scope, df, await ClientIds.load(scope.vault.home)), etag: df.etag };
+  return { record: dayRecord(scope, df, await ClientIds.load(scope.vault.home), await attachmentFolderOf(scope, df)), etag: df.etag };
 }
 
 export async function ensureDay(scope: Scope, date: string, zone: string) {
@@ -180,14 +226,15 @@ export async function ensureDay(scope: Scope, date: string, zone: string) {
     if (!df.exists) {
       checkWritable(scope, df.path);
       try {
-        await scope.vault.home.write(df.path, newDayText(zone), { ifNoneMatch: '*', quotaBytes: scope.quotaBytes });
+        await scope.vault.home.write(df.path, await newDayText(scope, df, zone), { ifNoneMatch: '*', quotaBytes: scope.quotaBytes });
         created = true;
       } catch (e) {
         if (!isStale(e)) throw e; // 412: a desktop editor created it a moment ago
       }
-      df = await loadDay(scope, date);
+      df = await loadDay(scope, date, df.daily);
     }
-    return { record: { ...dayRecord(scope, df, await ClientIds.load(scope.vault.home)), created }, created, etag: df.etag };
+    const record = dayRecord(scope, df, await ClientIds.load(scope.vault.home), await attachmentFolderOf(scope, df));
+    return { record: { ...record, created }, created, etag: df.etag };
   });
 }
 
@@ -204,9 +251,10 @@ function findIn(df: DayFile, blockId: string): ParsedEntry | undefined {
 
 /** The Daily note holding a block id: anchored ids through the index, derived ids through their date. */
 async function locate(scope: Scope, blockId: string): Promise<Located> {
+  const daily = await dailySettingsOf(scope);
   const dates: string[] = [];
   for (const o of scope.index.blockOwner(blockId)) {
-    const d = dateOfDailyPath(o.path);
+    const d = dateOfDailyNotePath(daily, o.path);
     if (d && visible(scope, o.path) && !dates.includes(d)) dates.push(d);
   }
   const m = /^d(\d{4})(\d{2})(\d{2})-[0-9a-f]{8}$/.exec(blockId);
@@ -215,10 +263,10 @@ async function locate(scope: Scope, blockId: string): Promise<Located> {
     if (!dates.includes(d)) dates.push(d);
   }
   for (const d of dates) {
-    if (!visible(scope, dailyPath(d))) continue;
+    if (!visible(scope, dailyNotePath(daily, d))) continue;
     let df: DayFile;
     try {
-      df = await loadDay(scope, d);
+      df = await loadDay(scope, d, daily);
     } catch {
       continue;
     }
@@ -411,6 +459,7 @@ export async function createEntries(scope: Scope, specs: CreateSpec[]): Promise<
   return serialized(scope, () =>
     retrying(async () => {
       const ids = await ClientIds.load(scope.vault.home);
+      const daily = await dailySettingsOf(scope);
       const taken = new Set<string>();
       const plan: Array<{ spec: CreateSpec; blockId: string; replay: boolean }> = [];
       let recordsChanged = false;
@@ -438,9 +487,9 @@ export async function createEntries(scope: Scope, specs: CreateSpec[]): Promise<
         if (p.replay) continue;
         let cur = byDate.get(p.spec.date);
         if (!cur) {
-          checkWritable(scope, dailyPath(p.spec.date));
-          const df = await loadDay(scope, p.spec.date);
-          cur = { df, text: df.exists ? df.text : newDayText(p.spec.zone) };
+          checkWritable(scope, dailyNotePath(daily, p.spec.date));
+          const df = await loadDay(scope, p.spec.date, daily);
+          cur = { df, text: df.exists ? df.text : await newDayText(scope, df, p.spec.zone) };
           byDate.set(p.spec.date, cur);
         }
         const day = parseDay(cur.text, p.spec.date, cur.df.path);
@@ -512,7 +561,7 @@ export async function patchEntry(scope: Scope, blockId: string, ifMatch: string,
     const p = e.parts;
     const targetDate = patch.date === undefined || patch.date === null ? df.date : checkDate(patch.date, 'body.date');
     const moving = targetDate !== df.date;
-    const target = moving ? await loadDay(scope, targetDate) : df;
+    const target = moving ? await loadDay(scope, targetDate, df.daily) : df;
     if (moving) checkWritable(scope, target.path);
     const targetZone = moving ? (target.exists ? target.day.dayZone : df.day.dayZone) : df.day.dayZone;
 
@@ -546,7 +595,7 @@ export async function patchEntry(scope: Scope, blockId: string, ifMatch: string,
       await writeDay(scope, df, applySplices(df.day, [{ at: e.line, remove: 1, insert: [line] }]), ifMatch);
     } else {
       const block = [line, ...df.day.lines.slice(e.line + 1, e.end).map((l) => l.text)];
-      const base = target.exists ? target.text : newDayText(df.day.dayZone);
+      const base = target.exists ? target.text : await newDayText(scope, target, df.day.dayZone);
       const tday = parseDay(base, targetDate, target.path);
       const tText = applySplices(tday, [insertionFor(tday, block, start, null, 'body')]);
       const sText = applySplices(df.day, [{ at: e.line, remove: e.end - e.line, insert: [] }]);

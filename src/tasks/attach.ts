@@ -2,7 +2,8 @@
  * Attaching a File Task to a log entry of the Daily notes (docs/tasks.md).
  *
  * Log entries are read straight from the files (this module does not depend
- * on the journal code): in `Journal/YYYY-MM-DD.md`, the list items of the
+ * on the journal code): in the Daily notes (`Journal/YYYY-MM-DD.md`, or as the
+ * vault's `.obsidian/daily-notes.json` names them), the list items of the
  * `Log` heading's section that end with a `^block-id`. Attaching writes one
  * child line `- [[<task note path>]]` at the end of the entry's block and the
  * key `log_entry: "[[Journal/YYYY-MM-DD#^id]]"` in the task note's
@@ -15,8 +16,8 @@ import { editFrontmatter } from '../notes/frontmatter.js';
 import { editNote, findTask, fileTaskRecord, type TaskRecord } from './tasks.js';
 import * as L from './lines.js';
 import { minutesOf, todayIn, wallClock } from './time.js';
+import { DEFAULT_DAILY, dailyNotesSettings, dateOfDailyNotePath, type DailyNotesSettings } from '../vault/obsidian-settings.js';
 
-const DAILY_RE = /^Journal\/(\d{4}-\d{2}-\d{2})\.md$/;
 const LIST_ITEM_RE = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/;
 const ANCHOR_RE = /(?:^|[ \t]+)\^([A-Za-z0-9-]+)[ \t]*$/;
 const HEADING_RE = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
@@ -113,20 +114,24 @@ export interface EntryRef {
 
 export const entryLink = (e: EntryRef) => `[[${e.path.replace(/\.md$/, '')}#^${e.blockId}]]`;
 
-/** Reads `[[Journal/YYYY-MM-DD#^id]]` (with or without `.md`) back into a reference. */
-export function parseEntryLink(s: unknown): EntryRef | null {
+/** Reads `[[<Daily note path>#^id]]` (with or without `.md`; Daily notes as the vault's settings name them) back into a reference. */
+export function parseEntryLink(s: unknown, daily: DailyNotesSettings = DEFAULT_DAILY): EntryRef | null {
   if (typeof s !== 'string') return null;
-  const m = /^\[\[(Journal\/(\d{4}-\d{2}-\d{2}))(?:\.md)?#\^([A-Za-z0-9-]+)(?:\|[^\]]*)?\]\]$/.exec(s.trim());
-  return m ? { path: `${m[1]}.md`, date: m[2]!, blockId: m[3]! } : null;
+  const m = /^\[\[([^\]#|]+?)(?:\.md)?#\^([A-Za-z0-9-]+)(?:\|[^\]]*)?\]\]$/.exec(s.trim());
+  if (!m) return null;
+  const path = `${m[1]}.md`;
+  const date = dateOfDailyNotePath(daily, path);
+  return date ? { path, date, blockId: m[2]! } : null;
 }
 
 /** The latest anchored log entry that is not in the future (server time), newest Daily note first. */
 export async function latestEligibleEntry(scope: Scope, now = Date.now()): Promise<EntryRef | null> {
   const today = todayIn(undefined, now);
   const nowMinutes = minutesOf(wallClock(now));
+  const daily = await dailyNotesSettings(scope.vault.home.root);
   const dailies = [...scope.index.notes()]
-    .map((n) => ({ path: n.path, date: DAILY_RE.exec(n.path)?.[1] }))
-    .filter((d): d is { path: string; date: string } => d.date !== undefined && d.date <= today)
+    .map((n) => ({ path: n.path, date: dateOfDailyNotePath(daily, n.path) }))
+    .filter((d): d is { path: string; date: string } => d.date !== null && d.date <= today)
     .sort((a, b) => (a.date < b.date ? 1 : -1));
   for (const d of dailies) {
     const { bytes } = await scope.vault.home.read(d.path);
@@ -204,7 +209,7 @@ export async function attachTask(scope: Scope, taskId: string, now = Date.now())
   }
   checkWritable(scope, task.path);
   checkWritable(scope, target.path);
-  const old = parseEntryLink(task.log_entry);
+  const old = parseEntryLink(task.log_entry, await dailyNotesSettings(scope.vault.home.root));
   if (old && (old.path !== target.path || old.blockId !== target.blockId)) await unlinkFromEntry(scope, old, task.path);
   const inserted = await editNote(scope, target.path, undefined, (text) => {
     const entry = logEntries(text).find((e) => e.blockId === target.blockId);
@@ -227,7 +232,7 @@ export async function attachTask(scope: Scope, taskId: string, now = Date.now())
 
 export async function detachTask(scope: Scope, taskId: string) {
   const task = fileTaskOf(scope, taskId);
-  const ref = parseEntryLink(task.log_entry);
+  const ref = parseEntryLink(task.log_entry, await dailyNotesSettings(scope.vault.home.root));
   if (!ref && task.log_entry === null) return { task, detached: false, log_entry: null };
   const removed = ref ? await unlinkFromEntry(scope, ref, task.path) : false;
   await setLogEntryKey(scope, task, null);
