@@ -14,7 +14,7 @@
  *   unary    := ( '!' | '-' ) unary | postfix
  *   postfix  := primary ( '.' IDENT | '[' expr ']' | '(' args? ')' )*
  *   args     := expr ( ',' expr )*
- *   primary  := NUMBER | STRING | 'true' | 'false' | 'null' | IDENT | '(' expr ')'
+ *   primary  := NUMBER | STRING | 'true' | 'false' | 'null' | IDENT | '(' expr ')' | '[' args? ']'
  *
  * STRING is single- or double-quoted with backslash escapes; NUMBER is
  * decimal. A bare IDENT other than `file`, `note`, `task`, `formula` and
@@ -274,11 +274,18 @@ export function compare(a: Value, b: Value): number | null {
   return null;
 }
 
-/** Sort order for rows: nulls last, then by `compare`, incomparable kinds by their text. */
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/**
+ * Sort order for rows: nulls last, then by `compare`, incomparable kinds by
+ * their text. Two texts sort as people read them (case-insensitive,
+ * numbers by value: "Note 2" before "note 10"), as in Obsidian's tables.
+ */
 export function sortCompare(a: Value, b: Value): number {
   const an = a === null || a === undefined;
   const bn = b === null || b === undefined;
   if (an || bn) return an === bn ? 0 : an ? 1 : -1;
+  if (typeof a === 'string' && typeof b === 'string') return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
   const c = compare(a, b);
   if (c !== null) return c;
   const sa = valueToString(a).toLowerCase();
@@ -356,6 +363,7 @@ export type Node =
   | { k: 'member'; obj: Node; name: string }
   | { k: 'index'; obj: Node; index: Node }
   | { k: 'call'; fn: Node; args: Node[] }
+  | { k: 'list'; items: Node[] }
   | { k: 'unary'; op: '!' | '-'; arg: Node }
   | { k: 'bin'; op: string; left: Node; right: Node };
 
@@ -405,6 +413,18 @@ export function parseExpr(src: string): Node {
           const e = expr();
           expect(')');
           return e;
+        }
+        if (t.v === '[') {
+          const items: Node[] = [];
+          if (!isOp(']')) {
+            items.push(expr());
+            while (isOp(',')) {
+              p++;
+              items.push(expr());
+            }
+          }
+          expect(']');
+          return { k: 'list', items };
         }
         throw new ExprError(`Unexpected "${t.v}"`, t.pos);
       default:
@@ -534,6 +554,8 @@ function evalNode(n: Node, c: Ctx): Value {
     }
     case 'call':
       return call(n, c);
+    case 'list':
+      return n.items.map((x) => evalNode(x, c));
     case 'unary': {
       const v = evalNode(n.arg, c);
       if (n.op === '!') return !truthy(v);
@@ -949,6 +971,9 @@ function walk(n: Node, visit: (n: Node) => void): void {
     case 'call':
       walk(n.fn, visit);
       n.args.forEach((a) => walk(a, visit));
+      break;
+    case 'list':
+      n.items.forEach((a) => walk(a, visit));
       break;
     case 'unary':
       walk(n.arg, visit);

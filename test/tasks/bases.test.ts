@@ -1,0 +1,294 @@
+/**
+ * Obsidian Bases evaluation, table-driven: the expression features file
+ * bases use (list methods with `value`/`index`/`acc`, `this`, backlinks and
+ * embeds, property ids), the bounds on work, the static checks, the rule
+ * telling a file base from a task view, and the row pipeline.
+ */
+import { describe, expect, it } from 'vitest';
+import { columnsOf, evaluateRows, groupsOf, rowsKindOf } from '../../src/tasks/base-rows.js';
+import {
+  checkExpr,
+  checkFormulas,
+  evaluate,
+  ExprError,
+  MAX_EXPR_LENGTH,
+  parseDate,
+  propertyValue,
+  toJson,
+  type Env,
+  type FileValue,
+} from '../../src/tasks/expr.js';
+
+const NOW = Date.UTC(2026, 10, 22, 10, 30);
+
+const file: FileValue = {
+  kind: 'file',
+  path: 'Books/Dune.md',
+  size: 2048,
+  mtime: Date.UTC(2026, 10, 20, 8, 0),
+  ctime: Date.UTC(2026, 0, 5, 9, 0),
+  tags: ['book', 'sf/classic'],
+  links: [
+    { target: 'Herbert', resolved: 'People/Herbert.md' },
+    { target: 'cover.png', resolved: 'Books/cover.png', embed: true },
+  ],
+  properties: { author: 'Frank Herbert', rating: 5 },
+};
+
+const baseFile: FileValue = { kind: 'file', path: 'Views/Books.base', size: 300, mtime: NOW, ctime: NOW, tags: [], links: [], properties: {} };
+
+const note = {
+  author: 'Frank Herbert',
+  rating: 5,
+  genres: ['SF', 'classic', 'desert'],
+  scores: [3, 1, 2],
+  'date read': '2026-03-04',
+  meta: { pages: 412, isbn: 'x' },
+  value: 'the note property called value',
+};
+
+const formulas: Record<string, string> = {
+  stars: '"★".repeat(rating)',
+  pages: 'meta.pages',
+  perStar: '(formula.pages / rating).round(1)',
+  usesValue: 'value',
+};
+// f0 = 1, fN = formula.f(N-1) + formula.f(N-1): 2^30 evaluations without the per-row memo.
+formulas.f0 = '1';
+for (let i = 1; i <= 30; i++) formulas[`f${i}`] = `formula.f${i - 1} + formula.f${i - 1}`;
+
+const envOf = (): Env => ({
+  now: NOW,
+  file,
+  note,
+  formulas,
+  memo: new Map(),
+  self: baseFile,
+  backlinks: (p) => (p === 'Books/Dune.md' ? ['Reading/2026.md', 'People/Herbert.md'] : []),
+});
+const ev = (src: string) => toJson(evaluate(src, envOf()));
+
+describe('expressions file bases use', () => {
+  const cases: Array<[string, unknown]> = [
+    // list literals and list methods binding value / index / acc
+    ['[1, 2, 3]', [1, 2, 3]],
+    ['[]', []],
+    ['[1, 2][1]', 2],
+    ['[1, 2, 3].filter(value > 1)', [2, 3]],
+    ['genres.filter(value.lower() == "sf")', ['SF']],
+    ['genres.map(value.upper())', ['SF', 'CLASSIC', 'DESERT']],
+    ['genres.map(index)', [0, 1, 2]],
+    ['scores.reduce(acc + value, 0)', 6],
+    ['scores.reduce(if(value > acc, value, acc), 0)', 3],
+    ['scores.map(value * 2).filter(value > 2)', [6, 4]],
+    ['genres.map(genres.map(value).length)', [3, 3, 3]],
+    ['genres.filter(value.startsWith("d")).length', 1],
+    ['scores.sort()', [1, 2, 3]],
+    ['scores.slice(1)', [1, 2]],
+    ['genres.slice(0, 2).join(" / ")', 'SF / classic'],
+    ['[[1, 2], [3]].flat()', [1, 2, 3]],
+    // outside a list method, value is the note property
+    ['value', 'the note property called value'],
+    ['genres.map(formula.usesValue)', ['the note property called value', 'the note property called value', 'the note property called value']],
+    // objects and strings
+    ['meta.keys()', ['pages', 'isbn']],
+    ['meta.values()', [412, 'x']],
+    ['"ab".repeat(3)', 'ababab'],
+    ['note["date read"]', '2026-03-04'],
+    ['date(note["date read"]).year', 2026],
+    // a known method on the wrong type is null, like a missing property
+    ['rating.lower()', null],
+    ['genres.toFixed(2)', null],
+    // file properties and functions
+    ['file.name', 'Dune.md'],
+    ['file.basename', 'Dune'],
+    ['file.folder', 'Books'],
+    ['file.ext', 'md'],
+    ['file.size > 1000', true],
+    ['file.tags', ['book', 'sf/classic']],
+    ['file.hasTag("sf")', true],
+    ['file.hasTag("classic")', false],
+    ['file.links', ['People/Herbert.md', 'Books/cover.png']],
+    ['file.embeds', ['Books/cover.png']],
+    ['file.backlinks', ['Reading/2026.md', 'People/Herbert.md']],
+    ['file.backlinks.length', 2],
+    ['file.hasLink("Herbert")', true],
+    ['file.hasProperty("rating")', true],
+    ['file.mtime > now() - "1 week"', true],
+    ['file.ctime > now() - "1 week"', false],
+    ['file.mtime.format("YYYY-MM-DD")', '2026-11-20'],
+    // this: the base file
+    ['this.file.name', 'Books.base'],
+    ['this.path', 'Views/Books.base'],
+    ['file.inFolder(this.file.folder)', false],
+    // formulas
+    ['formula.stars', '★★★★★'],
+    ['formula.perStar', 82.4],
+    ['formula.f30', 2 ** 30],
+  ];
+  it.each(cases)('%s → %j', (src, expected) => {
+    expect(ev(src)).toEqual(expected);
+  });
+
+  it('reads `this` as the row file when no base file is given (task views)', () => {
+    expect(toJson(evaluate('this.name', { now: NOW, file, note }))).toBe('Dune.md');
+  });
+});
+
+describe('work is bounded', () => {
+  it('refuses an expression longer than the limit', () => {
+    const long = '1 + '.repeat(MAX_EXPR_LENGTH / 4) + '1';
+    expect(() => evaluate(long, envOf())).toThrow(ExprError);
+    expect(() => evaluate(long, envOf())).toThrow(/longer than 2000 characters/);
+  });
+
+  it('stops an evaluation that needs too many steps', () => {
+    expect(() => evaluate('"x".repeat(60000).split("").map(value + value).length', envOf())).toThrow(/more than 100000 steps/);
+    expect(() => evaluate('"x".repeat(200000)', envOf())).toThrow(/longer than 100000 characters/);
+  });
+
+  it('evaluates each formula once per row, so doubling chains stay cheap', () => {
+    // Without the memo the same formula costs over a billion steps and is stopped.
+    expect(() => evaluate('formula.f30', { ...envOf(), memo: undefined })).toThrow(/steps/);
+  });
+});
+
+describe('property ids in order, sort and groupBy', () => {
+  const env: Env = { ...envOf(), note: { ...note, 'my prop': 'spaced' }, objects: { task: { status: 'x', due: parseDate('2026-11-25') } } };
+  const cases: Array<[string, unknown]> = [
+    ['file.name', 'Dune.md'],
+    ['file.backlinks', ['Reading/2026.md', 'People/Herbert.md']],
+    ['note.author', 'Frank Herbert'],
+    ['author', 'Frank Herbert'],
+    ['my prop', 'spaced'],
+    ['note.my prop', 'spaced'],
+    ['note.date read', '2026-03-04'],
+    ['formula.stars', '★★★★★'],
+    ['task.status', 'x'],
+    ['task.due', '2026-11-25'],
+    ['missing', null],
+    // anything else is an expression
+    ['rating * 2', 10],
+    ['file.name.lower()', 'dune.md'],
+  ];
+  it.each(cases)('%s → %j', (id, expected) => {
+    expect(toJson(propertyValue(id, env))).toEqual(expected);
+  });
+});
+
+describe('static checks when a base is read', () => {
+  const bad: Array<[string, RegExp]> = [
+    ['frobnicate(1)', /Unknown function frobnicate/],
+    ['file.name.frobnicate()', /Unknown method frobnicate/],
+    ['if(a, eval("x"))', /Unknown function eval/],
+    ['[1].map(value.nope())', /Unknown method nope/],
+    ['a ==', /end of expression/],
+  ];
+  it.each(bad)('%j is refused', (src, msg) => {
+    expect(() => checkExpr(src, 'filters')).toThrow(msg);
+    expect(() => checkExpr(src, 'filters')).toThrow(/^filters: /);
+  });
+
+  it('accepts the documented functions and methods', () => {
+    for (const src of ['file.hasTag("a") && file.inFolder("b") || file.hasLink("c")', 'date(x).format("YYYY")', 'list(x).unique().sort().join(",")', 'if(now() > today(), number("1"), max(1, 2))']) {
+      expect(() => checkExpr(src, 'f')).not.toThrow();
+    }
+  });
+
+  it('finds formula cycles, naming the path', () => {
+    expect(() => checkFormulas({ a: 'formula.b + 1', b: 'formula.c', c: 'formula.a' })).toThrow(/formula "a" refers to itself \(a → b → c → a\)/);
+    expect(() => checkFormulas({ a: 'formula["a"]' })).toThrow(/refers to itself/);
+    expect(() => checkFormulas({ a: 'formula.b', b: 'formula.missing + 1', c: 'formula.a' })).not.toThrow();
+    expect(() => checkFormulas({ a: 'nope(1)' })).toThrow(/formulas\.a: Unknown function nope/);
+    expect(() => checkFormulas({ a: ['x'] })).toThrow(/expression string/);
+    expect(() => checkFormulas(['x'])).toThrow(/mapping/);
+  });
+});
+
+describe('files or tasks', () => {
+  const cases: Array<[string, Record<string, unknown>, 'files' | 'tasks' | null]> = [
+    ['an empty base', {}, 'files'],
+    ['Obsidian filters on files and properties', { filters: { and: ['file.hasTag("book")', 'status != "done"'] }, views: [{ type: 'table', order: ['file.name', 'rating'] }] }, 'files'],
+    ['a bare task property (File Task frontmatter) is a note property', { filters: 'task == true || type == "task"' }, 'files'],
+    ['a global filter on task.status', { filters: { and: ['task.status != "x"'] } }, 'tasks'],
+    ['a formula reading task.due', { formulas: { late: 'task.due < today()' } }, 'tasks'],
+    ['a view filter nested in not', { views: [{ filters: { not: ['task.checked'] } }] }, 'tasks'],
+    ['an order column', { views: [{ order: ['file.name', 'task.text'] }] }, 'tasks'],
+    ['a sort property', { views: [{ sort: [{ property: 'task.due', direction: 'ASC' }] }] }, 'tasks'],
+    ['a groupBy property', { views: [{ groupBy: { property: 'task.status' } }] }, 'tasks'],
+    ['a properties key', { properties: { 'task.text': { displayName: 'Task' } } }, 'tasks'],
+    ['task["due"]', { filters: 'task["due"] != null' }, 'tasks'],
+    ['a top-level id (written by Quire)', { id: 'my-view', views: [{ name: 'All' }] }, 'tasks'],
+    ['rows: files wins over task fields', { rows: 'files', filters: 'task.status == "x"' }, 'files'],
+    ['rows: tasks wins over no task fields', { rows: 'tasks', filters: 'file.hasTag("x")' }, 'tasks'],
+    ['rows: files wins over an id', { id: 'x', rows: 'files' }, 'files'],
+    ['another rows value is an error', { rows: 'notes' }, null],
+    ['a syntax error does not decide', { filters: 'task.status ==' }, 'files'],
+  ];
+  it.each(cases)('%s', (_name, doc, expected) => {
+    expect(rowsKindOf(doc)).toBe(expected);
+  });
+});
+
+describe('the row pipeline', () => {
+  type R = { name: string; rating: number | null; shelf: string };
+  const data: R[] = [
+    { name: 'a', rating: 3, shelf: 'sf' },
+    { name: 'b', rating: null, shelf: 'sf' },
+    { name: 'c', rating: 5, shelf: 'crime' },
+    { name: 'd', rating: 1, shelf: 'sf' },
+    { name: 'e', rating: 4, shelf: 'crime' },
+  ];
+  const input = () => data.map((r) => ({ row: r, env: { now: NOW, file: null, note: r as Record<string, unknown>, memo: new Map() } as Env }));
+  const names = (items: Array<{ row: R }>) => items.map((i) => i.row.name);
+  const page = { offset: 0, limit: 100 };
+
+  const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string[]]> = [
+    ['no filters keep input order', {}, {}, ['a', 'b', 'c', 'd', 'e']],
+    ['global AND view filters', { filters: 'shelf == "sf"' }, { filters: 'rating > 1' }, ['a']],
+    ['sort ASC, nulls last', {}, { sort: [{ property: 'rating', direction: 'ASC' }] }, ['d', 'a', 'e', 'c', 'b']],
+    ['sort DESC, nulls still last', {}, { sort: [{ property: 'rating', direction: 'DESC' }] }, ['c', 'e', 'a', 'd', 'b']],
+    ['two sort keys', {}, { sort: [{ property: 'shelf' }, { property: 'name', direction: 'DESC' }] }, ['e', 'c', 'd', 'b', 'a']],
+    ['limit after sort', {}, { sort: [{ property: 'rating', direction: 'DESC' }], limit: 2 }, ['c', 'e']],
+  ];
+  it.each(cases)('%s', (_name, base, view, expected) => {
+    expect(names(evaluateRows(input(), base, view, page).items)).toEqual(expected);
+  });
+
+  it('counts matches before the limit, pages after it, and groups a page', () => {
+    const view = { groupBy: { property: 'shelf', direction: 'DESC' }, sort: [{ property: 'name' }], order: ['name', 'rating'], limit: 4 };
+    const r = evaluateRows(input(), {}, view, { offset: 1, limit: 2 });
+    expect(r.total).toBe(5);
+    expect(names(r.items)).toEqual(['b', 'd']);
+    expect(r.next_cursor).toBe(3);
+    expect(r.items[0]).toMatchObject({ values: { name: 'b', rating: null }, group: 'sf' });
+    const last = evaluateRows(input(), {}, view, { offset: 3, limit: 2 });
+    expect(names(last.items)).toEqual(['c']);
+    expect(last.next_cursor).toBeNull();
+    expect(groupsOf([{ group: 'sf' }, { group: 'sf' }, { group: 'crime' }]).map((g) => [g.key, g.items.length])).toEqual([['sf', 2], ['crime', 1]]);
+  });
+
+  it('makes a cell that fails null, but a failing filter fails the view', () => {
+    const r = evaluateRows(input(), {}, { order: ['"x".repeat(200000)', 'name'] }, page);
+    expect(r.items[0]!.values).toEqual({ '"x".repeat(200000)': null, name: 'a' });
+    expect(() => evaluateRows(input(), { filters: '"x".repeat(200000) != ""' }, {}, page)).toThrow(ExprError);
+  });
+
+  it('names columns from properties.displayName', () => {
+    const doc = { properties: { 'file.name': { displayName: 'Title' }, rating: { displayName: 'Stars' }, 'note.shelf': { displayName: 'Shelf' } } };
+    expect(columnsOf(doc, ['file.name', 'note.rating', 'shelf', 'formula.x'])).toEqual([
+      { id: 'file.name', name: 'Title' },
+      { id: 'note.rating', name: 'Stars' },
+      { id: 'shelf', name: 'Shelf' },
+      { id: 'formula.x', name: 'formula.x' },
+    ]);
+  });
+});
+
+describe('text sorts as people read it', () => {
+  it('ignores case and orders numbers by value', () => {
+    const rows = ['note 10', 'Note 2', 'apple', 'Banana'].map((name) => ({ row: name, env: { now: NOW, file: null, note: { name } } as Env }));
+    const r = evaluateRows(rows, {}, { sort: [{ property: 'name' }] }, { offset: 0, limit: 10 });
+    expect(r.items.map((i) => i.row)).toEqual(['apple', 'Banana', 'Note 2', 'note 10']);
+  });
+});
