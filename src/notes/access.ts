@@ -1,8 +1,11 @@
 /**
  * What every content handler needs first: the caller's vault, its ready
  * index, the quota for writes, and the Home prefix an App Password may be
- * limited to (paths outside it are treated as absent).
+ * limited to (paths outside it, by name or through a symlink, are treated
+ * as absent).
  */
+import { lstatSync, realpathSync } from 'node:fs';
+import nodePath from 'node:path';
 import type { ActionContext } from '../actions/context.js';
 import { callerOf } from '../accounts/handlers.js';
 import { AppError, errors } from '../core/errors.js';
@@ -24,8 +27,69 @@ export async function openScope(ctx: ActionContext): Promise<Scope> {
   return { vault, index, quotaBytes, prefix: caller.homePrefix };
 }
 
+/**
+ * Whether a path lies in the caller's Home prefix: by name, and by where it
+ * really is once symlinks are resolved. A link inside the prefix that leads
+ * out of it (`Sub/up -> ../Notes`) is not followed: the path is treated as
+ * outside, for reads, writes and listings alike.
+ */
 export function visible(scope: Scope, path: string): boolean {
-  return scope.prefix === null || path.startsWith(scope.prefix);
+  if (scope.prefix === null) return true;
+  if (!path.startsWith(scope.prefix)) return false;
+  const { rootAbs, rootReal, prefixReal } = realPrefixOf(scope);
+  if (prefixReal === null) return false;
+  const real = realRel(rootAbs, rootReal, path);
+  return real !== null && (real + '/').startsWith(prefixReal);
+}
+
+const realPrefixes = new WeakMap<Scope, { rootAbs: string; rootReal: string; prefixReal: string | null }>();
+
+/** The Home root and the prefix's real Home path (`Sub/`), once per request's Scope. */
+function realPrefixOf(scope: Scope) {
+  let r = realPrefixes.get(scope);
+  if (!r) {
+    const rootAbs = scope.vault.home.root;
+    let rootReal: string;
+    try {
+      rootReal = realpathSync.native(rootAbs);
+    } catch {
+      rootReal = rootAbs;
+    }
+    const p = realRel(rootAbs, rootReal, scope.prefix!);
+    r = { rootAbs, rootReal, prefixReal: p === null ? null : p === '' ? '' : p + '/' };
+    realPrefixes.set(scope, r);
+  }
+  return r;
+}
+
+/**
+ * The Home-relative path `rel` really names: the realpath of its longest
+ * existing part, plus the part not created yet. null when it leaves the
+ * Home or passes a dangling link (nothing can say where that leads).
+ */
+function realRel(rootAbs: string, rootReal: string, rel: string): string | null {
+  const segs = rel.split('/').filter((s) => s !== '');
+  for (let i = segs.length; i >= 0; i--) {
+    const abs = nodePath.join(rootAbs, ...segs.slice(0, i));
+    let real: string;
+    try {
+      // In place, as the vault resolves paths: one realpath(3) call in the common case.
+      real = realpathSync.native(abs);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return null;
+      try {
+        if (lstatSync(abs).isSymbolicLink()) return null;
+      } catch {
+        /* absent: look at the part above */
+      }
+      continue;
+    }
+    const r = nodePath.relative(rootReal, real);
+    if (r === '..' || r.startsWith(`..${nodePath.sep}`) || nodePath.isAbsolute(r)) return null;
+    return [...(r === '' ? [] : r.split(nodePath.sep)), ...segs.slice(i)].join('/');
+  }
+  return null;
 }
 
 /** Refuses a path outside the caller's Home prefix as if it did not exist. */
