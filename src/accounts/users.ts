@@ -76,6 +76,11 @@ export function createUser(
   return user;
 }
 
+/** The user's Home folder: the folder given with `--home`, else `<data>/homes/<username>`. */
+export function homeDirOf(config: Config, user: Pick<UserRecord, 'username' | 'home_path'>): string {
+  return user.home_path ?? paths.home(config, user.username);
+}
+
 export async function ensureHomeFolder(config: Config, username: string): Promise<string> {
   const dir = paths.home(config, username);
   await fs.promises.mkdir(dir, { recursive: true });

@@ -1,15 +1,28 @@
 /**
  * The durable record of `client_id`s the journal has seen, so a retry of a
  * create (even after a server restart) finds its first outcome instead of
- * creating a second entry. One small JSON file in the Home,
- * `.quire/journal-client-ids.json`, written atomically through `home.write`.
- * The record is written BEFORE the Daily note: a retry after a crash between
- * the two writes finds the reserved block id and creates the entry with it.
+ * creating a second entry. It is server bookkeeping, not content, so it lives
+ * outside the Home: one JSON file per Home under `<data>/state/` (or the
+ * local mode's cache folder), named by whoever opens the Home
+ * (`keepClientIdsAt`, called by src/vault/vaults.ts). The record is saved
+ * BEFORE the Daily note is written: a retry after a crash between the two
+ * finds the reserved block id and creates the entry with it.
+ *
+ * One instance per Home, shared by every request: concurrent creates add to
+ * the same records, and saves go out one after another, each with everything
+ * recorded so far.
  */
+import fs from 'node:fs';
 import { AppError } from '../core/errors.js';
+import { writeFileAtomic } from '../vault/atomic.js';
 import type { Home } from '../vault/home.js';
 
-export const CLIENT_IDS_PATH = '.quire/journal-client-ids.json';
+/**
+ * Where versions before the move kept the record, inside the Home. Read once
+ * when the state file does not exist yet, and left in place: it is the user's
+ * folder, and they may delete it (docs/quire-folder.md).
+ */
+export const LEGACY_CLIENT_IDS_PATH = '.quire/journal-client-ids.json';
 /** Records kept; the oldest go first. */
 const MAX_RECORDS = 20_000;
 
@@ -30,28 +43,64 @@ interface FileShape {
   records: Record<string, ClientRecord>;
 }
 
+const files = new WeakMap<Home, string>();
+const loaded = new WeakMap<Home, Promise<ClientIds>>();
+
+/** Names the state file of a Home's records; a Home without one keeps them in memory only (tests that build a Vault by hand). */
+export function keepClientIdsAt(home: Home, file: string): void {
+  files.set(home, file);
+}
+
+function parse(text: string): FileShape | null {
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && parsed.records && typeof parsed.records === 'object') return parsed as FileShape;
+  } catch {
+    /* unreadable: start empty; the next save replaces it */
+  }
+  return null;
+}
+
+async function readState(file: string): Promise<string | null> {
+  try {
+    return await fs.promises.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+async function readLegacy(home: Home): Promise<string | null> {
+  try {
+    return (await home.read(LEGACY_CLIENT_IDS_PATH)).bytes.toString('utf8');
+  } catch (e) {
+    if (e instanceof AppError && e.status === 404) return null;
+    throw e;
+  }
+}
+
 export class ClientIds {
+  private saving: Promise<void> = Promise.resolve();
+  private byBlock: Map<string, string> | null = null;
+
   private constructor(
-    private readonly home: Home,
+    private readonly file: string | null,
     private data: FileShape,
-    private etag: string | null,
   ) {}
 
-  static async load(home: Home): Promise<ClientIds> {
-    try {
-      const { bytes, etag } = await home.read(CLIENT_IDS_PATH);
-      let data: FileShape = { version: 1, records: {} };
-      try {
-        const parsed = JSON.parse(bytes.toString('utf8'));
-        if (parsed && typeof parsed === 'object' && parsed.records && typeof parsed.records === 'object') data = parsed;
-      } catch {
-        /* an unreadable record file is replaced on the next write */
-      }
-      return new ClientIds(home, data, etag);
-    } catch (e) {
-      if (e instanceof AppError && e.status === 404) return new ClientIds(home, { version: 1, records: {} }, null);
-      throw e;
+  static load(home: Home): Promise<ClientIds> {
+    let p = loaded.get(home);
+    if (!p) {
+      p = ClientIds.open(home, files.get(home) ?? null);
+      loaded.set(home, p);
+      p.catch(() => loaded.delete(home));
     }
+    return p;
+  }
+
+  private static async open(home: Home, file: string | null): Promise<ClientIds> {
+    const text = (file !== null ? await readState(file) : null) ?? (await readLegacy(home));
+    return new ClientIds(file, (text !== null ? parse(text) : null) ?? { version: 1, records: {} });
   }
 
   private key(kind: ClientRecord['kind'], clientId: string): string {
@@ -61,8 +110,6 @@ export class ClientIds {
   get(kind: ClientRecord['kind'], clientId: string): ClientRecord | undefined {
     return this.data.records[this.key(kind, clientId)];
   }
-
-  private byBlock: Map<string, string> | null = null;
 
   /** The client_id that created a block, if any. */
   clientIdOf(blockId: string): string | null {
@@ -78,15 +125,21 @@ export class ClientIds {
     this.byBlock = null;
   }
 
-  /** Writes the record file (atomic; checked against the version loaded). */
-  async save(): Promise<void> {
+  /** Writes the record file atomically, after any save still under way. */
+  save(): Promise<void> {
+    const run = this.saving.then(() => this.write());
+    this.saving = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(): Promise<void> {
     const entries = Object.entries(this.data.records);
     if (entries.length > MAX_RECORDS) {
       entries.sort((a, b) => b[1].at - a[1].at);
       this.data.records = Object.fromEntries(entries.slice(0, MAX_RECORDS));
+      this.byBlock = null;
     }
-    const text = JSON.stringify(this.data, null, 1) + '\n';
-    const r = await this.home.write(CLIENT_IDS_PATH, text, this.etag ? { ifMatch: this.etag } : { ifNoneMatch: '*' });
-    this.etag = r.etag;
+    if (this.file === null) return;
+    await writeFileAtomic(this.file, Buffer.from(JSON.stringify(this.data, null, 1) + '\n', 'utf8'));
   }
 }

@@ -23,6 +23,12 @@ export interface UserRecord {
   disabled: boolean;
   quota_override_bytes: number | null;
   created_at: number;
+  /**
+   * An existing folder made this user's Home in place (`quire admin user add
+   * --home`, `quire serve --vault`), as an absolute real path; absent for a
+   * Home at `<data>/homes/<username>`.
+   */
+  home_path?: string | null;
 }
 
 export interface SessionRecord {

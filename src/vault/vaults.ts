@@ -1,13 +1,18 @@
 /**
  * The vaults of an Instance, one per user, opened at start (or on first use)
  * and closed on shutdown. In the command line's local vault mode there is
- * exactly one, for the folder given.
+ * exactly one, for the folder given. What a vault derives (the index
+ * snapshot, the journal's client ids) is kept outside its Home: under
+ * `<data>/state/` here, in the user's cache folder in local mode.
  */
 import path from 'node:path';
 import { paths, type Config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import type { SidecarStore } from '../store/sidecar.js';
+import type { UserRecord } from '../store/schema.js';
 import type { Caller } from '../accounts/caller.js';
+import { homeDirOf } from '../accounts/users.js';
+import { keepClientIdsAt } from '../journal/client-ids.js';
 import { Vault, type VaultOptions } from './vault.js';
 
 export interface VaultAccess {
@@ -40,16 +45,19 @@ export class InstanceVaults implements Vaults {
     private readonly vaultDefaults: Partial<VaultOptions> = {},
   ) {}
 
-  private vaultOf(username: string): Vault {
+  private vaultOf(user: UserRecord): Vault {
+    const { username } = user;
     let v = this.open.get(username);
     if (!v) {
       const started = Date.now();
       v = new Vault({
-        root: paths.home(this.config, username),
+        root: homeDirOf(this.config, user),
         cacheFile: path.join(paths.cache(this.config), `${username}.index.ndjson`),
         onProgress: (p) => this.log(`indexing ${username}: ${p.done}/${p.total} files`),
         ...this.vaultDefaults,
       });
+      // By user id: the records stay the user's through a change of username.
+      keepClientIdsAt(v.home, path.join(paths.state(this.config), 'journal', `${user.id}.client-ids.json`));
       v.ready.then(
         (s) => this.log(`index ready: ${s.notes} notes in ${s.ms} ms (${username}; ${s.parsed} parsed, ${Date.now() - started} ms to ready)`),
         (e) => this.log(`index failed for ${username}: ${(e as Error).message}`),
@@ -64,7 +72,7 @@ export class InstanceVaults implements Vaults {
   async openAll(): Promise<void> {
     for (const u of this.store.snapshot().users) {
       if (u.disabled) continue;
-      await this.vaultOf(u.username).ready.catch(() => undefined);
+      await this.vaultOf(u).ready.catch(() => undefined);
     }
   }
 
@@ -73,7 +81,7 @@ export class InstanceVaults implements Vaults {
     const user = data.users.find((u) => u.id === caller.userId);
     if (!user) throw new AppError('unauthorized', 'Unknown user');
     return {
-      vault: this.vaultOf(user.username),
+      vault: this.vaultOf(user),
       quotaBytes: user.quota_override_bytes ?? data.instance.default_quota_bytes,
     };
   }
@@ -91,12 +99,13 @@ export class InstanceVaults implements Vaults {
   }
 }
 
-/** Local vault mode: one folder, its owner the only caller, no quota. */
+/** Local vault mode: one folder, its owner the only caller, no quota; what it derives goes to `cacheDir`, outside the folder. */
 export class LocalVaults implements Vaults {
   readonly vault: Vault;
 
-  constructor(root: string, opts: Partial<VaultOptions> = {}) {
-    this.vault = new Vault({ root, cacheFile: path.join(root, '.quire', 'cache', 'index.ndjson'), ...opts });
+  constructor(root: string, cacheDir: string, opts: Partial<VaultOptions> = {}) {
+    this.vault = new Vault({ root, cacheFile: path.join(cacheDir, 'index.ndjson'), ...opts });
+    keepClientIdsAt(this.vault.home, path.join(cacheDir, 'journal-client-ids.json'));
   }
 
   async forCaller(): Promise<VaultAccess> {

@@ -247,7 +247,10 @@ describe('notes_journal_create_log', () => {
     expect(b.status).toBe(200);
     expect(b.body).toMatchObject({ block_id: a.body.block_id, replayed: true, text: 'retry me', client_id: 'inst-1:op-1' });
     expect(read('Journal/2026-04-04.md').match(/retry me/g)).toHaveLength(1);
-    expect(JSON.parse(read('.quire/journal-client-ids.json')).records['log:inst-1:op-1'].block_id).toBe(a.body.block_id);
+    // Server bookkeeping, kept under <data>/state/, never in the Home.
+    const state = fs.readFileSync(path.join(inst.dataDir, 'state', 'journal', `${user.id}.client-ids.json`), 'utf8');
+    expect(JSON.parse(state).records['log:inst-1:op-1'].block_id).toBe(a.body.block_id);
+    expect(exists('.quire/journal-client-ids.json')).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * A create retried with the same client_id after the server restarted finds
- * its first outcome (the record lives in the Home, not in memory); parallel
+ * its first outcome (the record lives under <data>/state/, not in memory); parallel
  * creates all land; the local vault mode runs the same handlers.
  */
 import fs from 'node:fs';

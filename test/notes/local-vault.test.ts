@@ -8,20 +8,30 @@ import { QUIRE_BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
 
 let dir: string;
+let cacheHome: string;
 beforeAll(() => {
   dir = tempDir('quire-local-');
+  cacheHome = tempDir('quire-xdg-cache-');
+  // The child processes inherit it (runCli spreads process.env): the caches go here, not to the real ~/.cache.
+  process.env.XDG_CACHE_HOME = cacheHome;
   fs.cpSync(path.resolve(__dirname, '../../vault-fixtures/demo'), dir, { recursive: true });
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(cacheHome, { recursive: true, force: true });
+});
 
 describe('quire action run --vault', () => {
-  it('reads notes from a folder and caches the index in .quire/cache', async () => {
+  it('reads notes from a folder and caches the index in the user cache folder, not in the vault', async () => {
     const r = await runCli(['action', 'run', 'notes_list', '--vault', dir, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const titles = JSON.parse(r.stdout).items.map((n: any) => n.title);
     expect(titles).toEqual(expect.arrayContaining(['Welcome to Quire', 'Projects', 'Reading list']));
-    expect(fs.existsSync(path.join(dir, '.quire/cache/index.ndjson'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, '.quire'))).toBe(false);
+    const [key] = fs.readdirSync(path.join(cacheHome, 'quire', 'vaults'));
+    expect(key).toMatch(new RegExp(`^${path.basename(dir)}-[0-9a-f]{16}$`));
+    expect(fs.existsSync(path.join(cacheHome, 'quire', 'vaults', key!, 'index.ndjson'))).toBe(true);
   });
 
   it('writes through the same handlers, and refuses without --confirm', async () => {
@@ -46,7 +56,7 @@ describe('quire action run --vault', () => {
 describe('quire mcp --vault', () => {
   it('serves the tools on a local folder', async () => {
     const client = new Client({ name: 't', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [QUIRE_BIN, 'mcp', '--vault', dir], stderr: 'pipe' }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [QUIRE_BIN, 'mcp', '--vault', dir], stderr: 'pipe', env: { ...(process.env as Record<string, string>) } }));
     try {
       const r = await client.callTool({ name: 'svc_api_by_tag', arguments: { path: { tag: 'garden' } } });
       expect(r.isError).toBeFalsy();

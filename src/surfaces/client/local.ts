@@ -1,7 +1,9 @@
 /**
  * Local vault mode: content actions run in process on a folder, with no
  * server and no account. The folder's owner is the only caller; the index
- * is built here (cached in `<folder>/.quire/cache/`).
+ * is built here. Everything it derives (index snapshot, journal client ids,
+ * scheduled state, tag-rewrite records) goes to the user's cache folder
+ * (`localCacheDir`), never into the vault: docs/quire-folder.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import { ChangeJournals } from '../../changes/journal.js';
 import { JobRunner } from '../../jobs/runner.js';
 import type { VaultProgress } from '../../vault/vault.js';
 import type { Transport } from './transport.js';
+import { localCacheDir } from './user-dirs.js';
 
 export function localCaller(root: string): Caller {
   return {
@@ -50,14 +53,18 @@ export class LocalTransport implements Transport {
     readonly vaults: LocalVaults,
   ) {}
 
-  static async open(root: string, opts: { watch: boolean; onProgress?: (p: VaultProgress) => void }): Promise<LocalTransport> {
+  static async open(
+    root: string,
+    opts: { watch: boolean; onProgress?: (p: VaultProgress) => void; env?: NodeJS.ProcessEnv },
+  ): Promise<LocalTransport> {
     const abs = path.resolve(root);
     const st = fs.statSync(abs, { throwIfNoEntry: false });
     if (!st?.isDirectory()) throw new AppError('not_found', `No folder at ${abs}`);
-    const vaults = new LocalVaults(abs, { watch: opts.watch, onProgress: opts.onProgress });
-    // Scheduled state of a local vault (reminders and the like) lives with its cache.
-    const store = await SidecarStore.open(path.join(abs, '.quire', 'cache', 'local-state.json'));
-    const config = loadConfig({ dataDir: path.join(abs, '.quire', 'cache') });
+    const cacheDir = localCacheDir(abs, opts.env);
+    const vaults = new LocalVaults(abs, cacheDir, { watch: opts.watch, onProgress: opts.onProgress });
+    // Scheduled state of a local vault (reminders and the like) lives with its cache; so does anything kept under the config's state folder.
+    const store = await SidecarStore.open(path.join(cacheDir, 'local-state.json'));
+    const config = loadConfig({ dataDir: cacheDir });
     const changes = new ChangeJournals();
     changes.attach(localCaller(abs).username, vaults.vault);
     const jobs = await JobRunner.open(null);
