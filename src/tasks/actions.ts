@@ -332,7 +332,7 @@ function extensionActions() {
       requestEncoding: 'none',
       responseEncoding: 'json',
       summary:
-        "Evaluates a task view over the Home's tasks: the base's and the view's filters, sort, limit and groupBy. One page of rows.",
+        "Evaluates a `.base` view: over the Home's files for an Obsidian base, over its tasks for a task view (`rows` says which). The base's and the view's filters, sort, limit and groupBy. One page of rows.",
       input: {
         path: ViewIdPath,
         query: Type.Object(
