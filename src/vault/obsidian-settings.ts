@@ -134,19 +134,64 @@ export function dailyNotePath(s: DailyNotesSettings, date: string): string {
   return `${s.folder ? s.folder + '/' : ''}${name}.md`;
 }
 
+// Moment's own tokenizer (moment/src/lib/format/format.js, formattingTokens), so the shape splits a format as Moment does.
+const MOMENT_TOKENS =
+  /(\[[^[]*\])|(\\)?([Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|.)/g;
+const DIGITS: Record<string, string> = {
+  YYYY: '\\d{4}', gggg: '\\d{4}', GGGG: '\\d{4}', YY: '\\d{2}', gg: '\\d{2}', GG: '\\d{2}',
+  MM: '\\d{2}', DD: '\\d{2}', HH: '\\d{2}', hh: '\\d{2}', kk: '\\d{2}', mm: '\\d{2}', ss: '\\d{2}', ww: '\\d{2}', WW: '\\d{2}',
+  M: '\\d{1,2}', D: '\\d{1,2}', H: '\\d{1,2}', h: '\\d{1,2}', k: '\\d{1,2}', m: '\\d{1,2}', s: '\\d{1,2}', w: '\\d{1,2}', W: '\\d{1,2}',
+  DDDD: '\\d{3}', DDD: '\\d{1,3}', Q: '\\d', E: '\\d', e: '\\d', d: '\\d',
+};
+const escapeRe = (t: string) => t.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+const shapes = new Map<string, RegExp>();
+
+/**
+ * A quick test that a name can be in `format`: numeric tokens as digits,
+ * other tokens (month and day names, ordinals, …) as any text within one
+ * folder, the rest literal. Only a prefilter — strict Moment parsing decides —
+ * so that finding the Daily notes among 100,000 paths costs milliseconds.
+ */
+function shapeOf(format: string): RegExp {
+  let re = shapes.get(format);
+  if (!re) {
+    let src = '';
+    for (const [tok, bracket, escaped, t] of format.matchAll(MOMENT_TOKENS)) {
+      if (bracket !== undefined) src += escapeRe(bracket.slice(1, -1));
+      else if (escaped !== undefined) src += escapeRe(t!);
+      else if (DIGITS[t!]) src += DIGITS[t!];
+      else if (/[A-Za-z]/.test(t!)) src += '[^/]*?';
+      else src += escapeRe(tok);
+    }
+    re = new RegExp(`^${src}$`);
+    if (shapes.size > 100) shapes.clear();
+    shapes.set(format, re);
+  }
+  return re;
+}
+
 /** The date whose Daily note is at `path`, or null: the path must be exactly what `dailyNotePath` writes. */
 export function dateOfDailyNotePath(s: DailyNotesSettings, path: string): string | null {
   if (!path.endsWith('.md')) return null;
   const prefix = s.folder ? s.folder + '/' : '';
   if (!path.startsWith(prefix)) return null;
   const rel = path.slice(prefix.length, -3);
-  if (!rel) return null;
-  const m = moment.utc(rel, s.format, true);
-  if (!m.isValid()) return null;
-  const date = m.format(ISO);
-  // Strict parsing still accepts some spellings the format would not write (case of names).
-  return moment.utc(date, ISO, true).format(s.format) === rel ? date : null;
+  if (!rel || !shapeOf(s.format).test(rel)) return null;
+  const key = `${s.format}\u0000${rel}`;
+  let date = parsedNames.get(key);
+  if (date === undefined) {
+    const m = moment.utc(rel, s.format, true);
+    // Strict parsing still accepts some spellings the format would not write (case of names).
+    date = m.isValid() && m.format(s.format) === rel ? m.format(ISO) : null;
+    if (parsedNames.size >= MAX_PARSED_NAMES) parsedNames.clear();
+    parsedNames.set(key, date);
+  }
+  return date;
 }
+
+// Moment's strict parse costs tens of microseconds; tasks read every Daily note's name on each attach.
+const parsedNames = new Map<string, string | null>();
+const MAX_PARSED_NAMES = 200_000;
 
 // ---------------------------------------------------------------- attachments
 

@@ -52,10 +52,11 @@ describe('Daily-note paths from Moment formats', () => {
     expect(dateOfDailyNotePath(s, p)).toBe(date);
   });
 
-  it('reads every day of four years back from its own name', () => {
-    for (const format of ['YYYY/MM/DD dddd', 'DD-MM-YYYY', 'Do MMMM YYYY', 'GGGG-[W]WW-E']) {
+  it('reads every day of three years back from its own name', () => {
+    const formats = ['YYYY/MM/DD dddd', 'DD-MM-YYYY', 'Do MMMM YYYY', 'GGGG-[W]WW-E', 'gggg-[W]ww-e', 'D.M.YY', 'YYYY-DDDD', 'ddd, MMM D YYYY', 'YYYY/[Q]Q/MM-DD', 'YYYYMMDD'];
+    for (const format of formats) {
       const s = daily('D', format);
-      for (let d = moment.utc('2024-01-01'); d.year() < 2028; d.add(1, 'day')) {
+      for (let d = moment.utc('2024-01-01'); d.year() < 2027; d.add(1, 'day')) {
         const iso = d.format('YYYY-MM-DD');
         expect(dateOfDailyNotePath(s, dailyNotePath(s, iso))).toBe(iso);
       }
