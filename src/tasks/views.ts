@@ -329,7 +329,8 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
   }
   const formulas = (v.base.formulas ?? {}) as Record<string, string>;
   const now = wallClock(nowMs, tz);
-  const backlinks = (p: string) => scope.index.backlinks(p).map((b) => b.from);
+  // A credential limited to a folder sees only the backlinks from inside it.
+  const backlinks = (p: string) => scope.index.backlinks(p).flatMap((b) => (visible(scope, b.from) ? [b.from] : []));
   const order = (Array.isArray(chosen.order) ? chosen.order : []).filter((o): o is string => typeof o === 'string');
   const head = {
     id: v.id,
@@ -339,7 +340,13 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
     rows: kind,
     columns: columnsOf(v.base, order),
   };
-  const page = { offset, limit };
+  const run = <R>(input: Array<{ row: R; env: Env }>) => {
+    try {
+      return evaluateRows(input, v.base!, chosen, { offset, limit });
+    } catch (e) {
+      return invalid(e);
+    }
+  };
 
   if (kind === 'files') {
     const baseFile = scope.index.fileByPath(v.path);
@@ -349,12 +356,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
       const env: Env = { now, file: f, note: note?.frontmatter ?? {}, formulas, memo: new Map(), self, backlinks };
       return { row: { note, file }, env };
     });
-    let r: ReturnType<typeof evaluateRows<(typeof input)[number]['row']>>;
-    try {
-      r = evaluateRows(input, v.base, chosen, page);
-    } catch (e) {
-      return invalid(e);
-    }
+    const r = run(input);
     const items: FileRow[] = r.items.map(({ row: { note, file }, values, group }) => {
       const path = note ? note.path : file!.path;
       return {
@@ -377,12 +379,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
     const env: Env = { now, file: f, note: n.frontmatter ?? {}, objects: { task: taskObject(t) }, formulas, memo: new Map(), backlinks };
     return { row: t, env };
   });
-  let r: ReturnType<typeof evaluateRows<TaskRecord>>;
-  try {
-    r = evaluateRows(input, v.base, chosen, page);
-  } catch (e) {
-    return invalid(e);
-  }
+  const r = run(input);
   const items = r.items.map(({ row, values, group }) => ({ ...row, values, ...(r.grouped ? { group } : {}) }));
   return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, next_cursor: r.next_cursor };
 }

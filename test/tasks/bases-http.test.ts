@@ -176,6 +176,24 @@ describe('an Obsidian base lists files', () => {
   });
 });
 
+describe('an App Password limited to a Home prefix', () => {
+  it('lists only the files under the prefix, and only backlinks from there', async () => {
+    write('Books/Shelf.base', "filters: 'file.ext == \"md\"'\nviews:\n  - type: table\n    name: Shelf\n    order: [file.backlinks]\n    sort: [{ property: file.path }]\n");
+    const id = await baseId('Books/Shelf.base');
+    const pw = await inst.api('POST', '/api/v1/auth/app-passwords', { token: user.token, body: { name: 'books', home_prefix: 'Books/' } });
+    expect(pw.status).toBe(201);
+    const r = await inst.api('GET', `/api/v1/notes/tasks/views/${id}/rows`, { token: pw.body.password });
+    expect(r.status).toBe(200);
+    expect(r.body.items.map((i: any) => [i.path, i.values['file.backlinks']])).toEqual([
+      ['Books/Dune.md', ['Books/Reading notes.md']],
+      ['Books/Emma.md', []],
+      ['Books/Reading notes.md', []],
+    ]);
+    fs.rmSync(path.join(home, 'Books/Shelf.base'));
+    await eventually(async () => (await api('GET', `/api/v1/notes/tasks/views/${id}`)).status === 404);
+  });
+});
+
 describe('task views keep listing tasks', () => {
   it('a view reading task fields returns task rows, with the files base in the same Home', async () => {
     await baseId('Views/Open tasks.base');
