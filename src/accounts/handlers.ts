@@ -73,9 +73,9 @@ export async function updateProfile(ctx: ActionContext, body: { display_name: st
           details: { field: 'username', existing: clash.username },
         });
       }
-      // The Home folder carries the username; move it in the same step so the two never disagree.
+      // The Home folder carries the username; move it in the same step so the two never disagree. A Home given with --home stays where it is.
       const from = paths.home(config, me.username);
-      if (fs.existsSync(from)) fs.renameSync(from, paths.home(config, body.username));
+      if (!me.home_path && fs.existsSync(from)) fs.renameSync(from, paths.home(config, body.username));
       me.username = body.username;
     }
     me.display_name = body.display_name;

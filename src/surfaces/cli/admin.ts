@@ -4,24 +4,87 @@
  * store takes a cross-process lock). A session issued here counts as
  * recently confirmed: the operator at the console proved who they are.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { issueSession } from '../../accounts/credentials.js';
 import { createUser, ensureHomeFolder, publicUser } from '../../accounts/users.js';
 import { AppError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
-import type { UserRecord } from '../../store/schema.js';
+import type { SidecarData, UserRecord } from '../../store/schema.js';
+
+const within = (outer: string, inner: string) => inner === outer || inner.startsWith(outer.endsWith(path.sep) ? outer : outer + path.sep);
+
+/**
+ * Why an existing folder (a real path) cannot become a Home, or null. Pure:
+ * `dataDir` is the data folder's real path, `others` the other users' Homes
+ * given with `--home` (Homes under the data folder are covered by the first
+ * two rules). Two Homes that overlap would index, watch and write the same
+ * files as two people; a Home holding the data folder would put the
+ * server's state (and everyone's sessions) in that user's vault.
+ */
+export function homeRefusal(
+  home: string,
+  dataDir: string,
+  others: ReadonlyArray<{ username: string; home: string }>,
+): { reason: string; message: string } | null {
+  if (within(dataDir, home)) {
+    return { reason: 'home_inside_data', message: `${home} is inside the data folder ${dataDir}; choose a folder outside it (Homes there belong to the server)` };
+  }
+  if (within(home, dataDir)) {
+    return { reason: 'home_contains_data', message: `${home} contains the data folder ${dataDir}; the server's state must not live inside a Home` };
+  }
+  for (const o of others) {
+    if (within(o.home, home)) return { reason: 'home_overlaps', message: `${home} is inside ${o.username}'s Home (${o.home})` };
+    if (within(home, o.home)) return { reason: 'home_overlaps', message: `${home} contains ${o.username}'s Home (${o.home})` };
+  }
+  return null;
+}
+
+/** The real path of an existing folder given with `--home` or `--vault`, or an error that says what is wrong. */
+export function existingFolder(dir: string, option = '--home'): string {
+  let real: string;
+  try {
+    real = fs.realpathSync.native(path.resolve(dir));
+  } catch {
+    throw new AppError('not_found', `No folder at ${path.resolve(dir)}; ${option} takes an existing folder`, { details: { reason: 'home_missing' } });
+  }
+  if (!fs.statSync(real).isDirectory()) {
+    throw new AppError('bad_request', `${real} is not a folder`, { details: { reason: 'home_not_a_folder' } });
+  }
+  return real;
+}
+
+/** The data folder's real path (it may not exist yet: then its absolute path). */
+function realDataDir(services: Services): string {
+  try {
+    return fs.realpathSync.native(services.config.dataDir);
+  } catch {
+    return path.resolve(services.config.dataDir);
+  }
+}
+
+/** Refuses `home` (a real path) for `username` with the rule it breaks. */
+export function checkHomeFolder(services: Services, data: SidecarData, home: string, username: string): void {
+  const others = data.users.filter((u) => u.home_path && u.username !== username).map((u) => ({ username: u.username, home: u.home_path! }));
+  const refusal = homeRefusal(home, realDataDir(services), others);
+  if (refusal) throw new AppError('conflict', refusal.message, { details: { reason: refusal.reason, field: 'home' } });
+}
 
 export async function addUser(
   services: Services,
-  input: { username: string; role: string; displayName?: string },
-): Promise<{ user: ReturnType<typeof publicUser>; token: string }> {
+  input: { username: string; role: string; displayName?: string; home?: string },
+): Promise<{ user: ReturnType<typeof publicUser>; token: string; home: string }> {
   const now = Date.now();
+  const home = input.home === undefined ? null : existingFolder(input.home);
   const result = await services.store.transact((data) => {
+    if (home !== null) checkHomeFolder(services, data, home, input.username);
     const user = createUser(data, { ...input, now });
+    if (home !== null) user.home_path = home;
     const { token } = issueSession(data, user, { kind: 'installation', installationName: 'quire admin', now, config: services.config, confirmed: true });
     return { user, token };
   });
-  await ensureHomeFolder(services.config, result.user.username);
-  return { user: publicUser(result.user), token: result.token };
+  const dir = home ?? (await ensureHomeFolder(services.config, result.user.username));
+  return { user: publicUser(result.user), token: result.token, home: dir };
 }
 
 export async function issueAdminToken(services: Services, username: string): Promise<{ user: ReturnType<typeof publicUser>; token: string }> {

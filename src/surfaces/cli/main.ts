@@ -11,6 +11,7 @@ import { openServices, startServer } from '../../server.js';
 import { serveMcpStdio } from '../mcp/server.js';
 import { addUser, issueAdminToken } from './admin.js';
 import { runDemo } from './demo.js';
+import { serveVault } from './serve-vault.js';
 import { login, logout } from './login.js';
 import { listActions, resolveTransport, runAction, UsageError, type RunOptions } from './run-action.js';
 
@@ -25,12 +26,17 @@ function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('Start the server (first start with no users prints a one-time setup token)')
-    .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
+    .description('Start the server (first start with no users prints a one-time setup token), or serve one existing folder with --vault')
+    .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data; with --vault: $XDG_STATE_HOME/quire/<vault>-<hash>)')
     .option('--host <host>', 'address to listen on (env QUIRE_HOST, default 127.0.0.1)')
-    .option('--port <port>', 'port (env QUIRE_PORT, default 8787)')
-    .action(async (o: { data?: string; host?: string; port?: string }) => {
-      const server = await startServer({ dataDir: o.data, host: o.host, port: o.port });
+    .option('--port <port>', 'port (env QUIRE_PORT, default 8787; 0 picks a free one)')
+    .option('--vault <dir>', 'serve this existing folder, in place, as the Home of one owner; prints the URL and a token')
+    .option('--follow-symlinks', 'with --vault: follow symbolic links that lead outside the folder (off by default)')
+    .action(async (o: { data?: string; host?: string; port?: string; vault?: string; followSymlinks?: boolean }) => {
+      if (o.followSymlinks && !o.vault) throw new UsageError('--follow-symlinks goes with --vault');
+      const server = o.vault
+        ? await serveVault({ vault: o.vault, data: o.data, host: o.host, port: o.port, followSymlinks: o.followSymlinks })
+        : await startServer({ dataDir: o.data, host: o.host, port: o.port });
       const stop = () => void server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
@@ -52,12 +58,13 @@ function buildProgram(): Command {
   const user = admin.command('user').description('Manage users');
   user
     .command('add')
-    .description('Create a user and their Home; prints JSON { user, token } with a new installation session')
+    .description('Create a user and their Home; prints JSON { user, token, home } with a new installation session')
     .requiredOption('--username <name>', 'username (letters, digits, ".", "_", "-"; unique ignoring case)')
     .requiredOption('--role <role>', 'owner, admin, member or guest')
     .option('--display-name <name>', 'display name (default: the username)')
+    .option('--home <dir>', 'make this existing folder the Home, in place (default: <data>/homes/<username>)')
     .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
-    .action(async (o: { username: string; role: string; displayName?: string; data?: string }) => {
+    .action(async (o: { username: string; role: string; displayName?: string; home?: string; data?: string }) => {
       const services = await openServices(loadConfig({ dataDir: o.data }));
       io.out(JSON.stringify(await addUser(services, o)));
     });
