@@ -931,6 +931,8 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
         return formatWithPattern(recv, valueToString(args[0] ?? 'YYYY-MM-DD'));
       case 'time':
         return formatWithPattern(recv, 'HH:mm:ss');
+      case 'relative':
+        return relativeTime(recv.ms - c.env.now);
     }
   }
   // A known method on a value of another type (or null) is null, as a missing property is.
@@ -939,6 +941,26 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
 }
 
 const MAX_STRING = 100_000;
+
+/** Moment's `fromNow()` wording, which Obsidian's `date.relative()` shows: "3 days ago", "in an hour". */
+export function relativeTime(deltaMs: number): string {
+  const s = Math.abs(deltaMs) / 1000;
+  const d = s / 86_400;
+  const n = (x: number, one: string, many: string) => (Math.round(x) <= 1 ? one : `${Math.round(x)} ${many}`);
+  const text =
+    s < 45 ? 'a few seconds'
+    : s < 90 ? 'a minute'
+    : s < 45 * 60 ? n(s / 60, 'a minute', 'minutes')
+    : s < 90 * 60 ? 'an hour'
+    : s < 22 * 3600 ? n(s / 3600, 'an hour', 'hours')
+    : s < 36 * 3600 ? 'a day'
+    : d < 26 ? n(d, 'a day', 'days')
+    : d < 45 ? 'a month'
+    : d < 320 ? n(d / 30.4375, 'a month', 'months')
+    : d < 548 ? 'a year'
+    : n(d / 365.25, 'a year', 'years');
+  return deltaMs > 0 ? `in ${text}` : `${text} ago`;
+}
 
 const FUNCTIONS = new Set(['if', 'now', 'today', 'date', 'list', 'number', 'min', 'max', 'link', 'file']);
 const METHODS = new Set([
@@ -955,7 +977,7 @@ const METHODS = new Set([
   // object
   'keys', 'values',
   // date
-  'date', 'format', 'time',
+  'date', 'format', 'time', 'relative',
 ]);
 
 function walk(n: Node, visit: (n: Node) => void): void {

@@ -14,6 +14,7 @@ import {
   MAX_EXPR_LENGTH,
   parseDate,
   propertyValue,
+  relativeTime,
   toJson,
   type Env,
   type FileValue,
@@ -117,6 +118,8 @@ describe('expressions file bases use', () => {
     ['file.mtime > now() - "1 week"', true],
     ['file.ctime > now() - "1 week"', false],
     ['file.mtime.format("YYYY-MM-DD")', '2026-11-20'],
+    ['file.mtime.relative()', '2 days ago'],
+    ['(now() + "3M").relative()', 'in 3 months'],
     // this: the base file
     ['this.file.name', 'Books.base'],
     ['this.path', 'Views/Books.base'],
@@ -290,5 +293,28 @@ describe('text sorts as people read it', () => {
     const rows = ['note 10', 'Note 2', 'apple', 'Banana'].map((name) => ({ row: name, env: { now: NOW, file: null, note: { name } } as Env }));
     const r = evaluateRows(rows, {}, { sort: [{ property: 'name' }] }, { offset: 0, limit: 10 });
     expect(r.items.map((i) => i.row)).toEqual(['apple', 'Banana', 'Note 2', 'note 10']);
+  });
+});
+
+describe('date.relative() words time as Obsidian (moment) does', () => {
+  const S = 1000;
+  const M = 60 * S;
+  const H = 60 * M;
+  const D = 24 * H;
+  const cases: Array<[number, string]> = [
+    [0, 'a few seconds ago'],
+    [-30 * S, 'a few seconds ago'],
+    [60 * S, 'in a minute'],
+    [-5 * M, '5 minutes ago'],
+    [-3 * H, '3 hours ago'],
+    [-30 * H, 'a day ago'],
+    [3 * D, 'in 3 days'],
+    [-30 * D, 'a month ago'],
+    [-100 * D, '3 months ago'],
+    [-400 * D, 'a year ago'],
+    [-800 * D, '2 years ago'],
+  ];
+  it.each(cases)('%i ms → %s', (delta, text) => {
+    expect(relativeTime(delta)).toBe(text);
   });
 });
