@@ -176,6 +176,16 @@ describe('daily-notes.json: folder, format and template', () => {
     expect(obsidianFiles('bo')).toEqual(before);
   });
 
+  it('a template whose frontmatter is broken is used as written; a missing one gives the plain note', async () => {
+    write('bo', 'Templates/Broken.md', '---\ntags: [a\n---\n# {{title}}\n');
+    settings('bo', 'daily-notes.json', { folder: 'Diary', template: 'Templates/Broken' });
+    expect((await ensure('bo', '2026-05-03')).status).toBe(201);
+    expect(read('bo', 'Diary/2026-05-03.md')).toBe('---\ntags: [a\n---\n# 2026-05-03\n');
+    settings('bo', 'daily-notes.json', { folder: 'Diary', template: 'Templates/Missing' });
+    expect((await ensure('bo', '2026-05-04')).status).toBe(201);
+    expect(read('bo', 'Diary/2026-05-04.md')).toBe('---\ntimezone: Europe/Berlin\n---\n## Log\n');
+  });
+
   it('day-first names in the vault root', async () => {
     const r = await ensure('cy', '2026-11-22');
     expect(r.body).toMatchObject({ path: '22-11-2026.md', created: true });
