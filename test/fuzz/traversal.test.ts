@@ -90,7 +90,7 @@ describe('the traversal corpus', () => {
 
   it('no path-taking input lets a request read, write or reveal anything outside the Home', async () => {
     const slots = pathSlots(actionsBuilt());
-    const perSlot = Math.min(corpus.length, 150 * FUZZ_RUNS);
+    const perSlot = Math.min(corpus.length, Math.round(150 * FUZZ_RUNS));
     // Every variant once, spread over the inputs, plus a per-input sample (the whole corpus on long runs).
     const jobs: Array<[Slot, string]> = corpus.map((v, i) => [slots[i % slots.length]!, v]);
     for (const [n, slot] of slots.entries()) {
