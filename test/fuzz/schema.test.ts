@@ -131,5 +131,5 @@ describe('schema-driven inputs to every built action', () => {
     expect(rig.stats.requests).toBeGreaterThanOrEqual(actions.length * PER_ACTION * 0.9);
     expect(rig.writtenOutside(before)).toEqual([]);
     expect(describeFindings(rig.findings.filter((f) => !f.known))).toEqual([]);
-  }, 1_800_000);
+  }, 600_000 * Math.max(1, FUZZ_RUNS));
 });
