@@ -42,7 +42,7 @@ function isTemplate(n: NoteEntry, folder: string): boolean {
 }
 
 /** The vault's templates settings (read from disk, cached by mtime). */
-export const templateSettingsOf = (scope: Scope): Promise<TemplatesSettings> => templatesSettings(scope.vault.home.root);
+const templateSettingsOf = (scope: Scope): Promise<TemplatesSettings> => templatesSettings(scope.vault.home.root);
 
 function templates(scope: Scope, folder: string): NoteEntry[] {
   return [...scope.index.notes()]
