@@ -1068,6 +1068,9 @@ export function formulaRefs(src: string): string[] {
   return out;
 }
 
+/** Parsed property ids (a view asks for the same few for every row). */
+const propertyIds = new Map<string, { ns: string | undefined; name: string } | null>();
+
 const PROPERTY_ID_RE = /^(?:(file|note|formula|task)\.)?([^.()[\]"'!=<>&|+*/%,]+)$/;
 
 /**
@@ -1076,10 +1079,15 @@ const PROPERTY_ID_RE = /^(?:(file|note|formula|task)\.)?([^.()[\]"'!=<>&|+*/%,]+
  * spaces); anything else is evaluated as an expression.
  */
 export function propertyValue(id: string, env: Env): Value {
-  const m = PROPERTY_ID_RE.exec(id.trim());
-  if (!m) return evaluate(id, env);
-  const [, ns, rawName] = m;
-  const name = rawName!.trim();
+  let parsed = propertyIds.get(id);
+  if (parsed === undefined) {
+    const m = PROPERTY_ID_RE.exec(id.trim());
+    parsed = m ? { ns: m[1], name: m[2]!.trim() } : null;
+    if (propertyIds.size > 2000) propertyIds.clear();
+    propertyIds.set(id, parsed);
+  }
+  if (parsed === null) return evaluate(id, env);
+  const { ns, name } = parsed;
   const c: Ctx = { env, formulaStack: [], steps: 0, locals: null };
   switch (ns) {
     case 'file':
