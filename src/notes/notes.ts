@@ -12,7 +12,9 @@ import { extractFacts } from '../markdown/extract.js';
 import { bodyOf, editFrontmatter } from './frontmatter.js';
 import { checkVisible, checkWritable, visible, type Scope } from './access.js';
 import type { Vault } from '../vault/vault.js';
+import { nameKey } from '../vault/paths.js';
 import { cachedList } from './answer-cache.js';
+import { checkFrontmatterValues, checkTagList, checkTitle } from './limits.js';
 import type { NotePage } from './note-list.js';
 
 /** Rule 1 of the notes area: new Notes go to the flat `Notes/` root. */
@@ -49,29 +51,82 @@ export function findNote(scope: Scope, id: string): NoteEntry {
   return n;
 }
 
-/** A file name for a title: no path or link syntax characters, at most 200 bytes. */
+/** Longest file name `fileNameFor` returns, in UTF-8 bytes (file systems allow 255; room is left for " 999" and the extension). */
+export const FILE_NAME_MAX_BYTES = 200;
+/** UTF-16 code units of the title a file name is made from: enough for 200 bytes after whitespace runs collapse. */
+const NAME_SOURCE_MAX = 1024;
+const NOT_IN_NAME = /[\u0000-\u001f\u007f/\\:*?"<>|#^[\]]/g;
+/** What is stripped from the front of a name anyway (so a name is never hidden or dot-led). */
+const KEPT_FIRST = /[^\s.\u0000-\u001f\u007f/\\:*?"<>|#^[\]]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * A file name for a title: no path or link syntax characters, never hidden
+ * (no leading dot), never an ignored temp name, at most FILE_NAME_MAX_BYTES
+ * cut at a grapheme boundary. Linear in the title: only a bounded prefix is
+ * looked at, so a megabyte title costs microseconds (docs/notes-api.md, "File names").
+ */
 export function fileNameFor(title: string): string {
+  // Skip what would be stripped from the front anyway, then look at a bounded prefix only.
+  let from = title.search(KEPT_FIRST);
+  if (from < 0) from = title.length;
+  let to = Math.min(title.length, from + NAME_SOURCE_MAX);
+  const cut = to < title.length;
+  // Never end inside a surrogate pair.
+  if (cut && /[\ud800-\udbff]/.test(title[to - 1]!)) to--;
   let name = title
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|#^[\]]/g, ' ')
+    .slice(from, to)
+    // A lone surrogate has no UTF-8 form: the disk would store U+FFFD under a name the index does not know.
+    .replace(LONE_SURROGATE, '\ufffd')
+    .replace(NOT_IN_NAME, ' ')
     .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^\.+|\.+$/g, '')
+    // `..quire-tmp-x` must not become our own temp-file marker (ignored, so never indexed).
+    .replace(/\.+(?=quire-tmp-)/g, '')
     .trim();
-  while (Buffer.byteLength(name, 'utf8') > 200) name = Array.from(name).slice(0, -1).join('').trimEnd();
+  let bytes = 0;
+  let end = 0;
+  const parts = [...graphemes.segment(name)];
+  // A prefix cut mid-grapheme (a base letter without its combining mark) loses that last grapheme.
+  const usable = cut ? parts.length - 1 : parts.length;
+  for (let i = 0; i < usable; i++) {
+    const seg = parts[i]!.segment;
+    bytes += Buffer.byteLength(seg, 'utf8');
+    if (bytes > FILE_NAME_MAX_BYTES) break;
+    end += seg.length;
+  }
+  name = name.slice(0, end).replace(/^[\s.]+|[\s.]+$/g, '');
   return name || 'Untitled';
 }
 
-/** Writes a new file under Notes/, adding " 2", " 3", ... when the name is taken (in any case). */
+/** Names being written right now, per Home (by `nameKey`), so concurrent creates with one title pick different names. */
+const claimedNames = new WeakMap<object, Set<string>>();
+/** Most notes `writeNewNote` numbers from one base name. */
+const MAX_SAME_NAME = 10_000;
+
+/**
+ * Writes a new file under Notes/, adding " 2", " 3", ... when the name is
+ * taken (in any case). Names the index already knows, or another request is
+ * writing, are skipped without touching the disk or the writer lock; the
+ * write's If-None-Match still catches a file the index has not seen yet.
+ */
 export async function writeNewNote(scope: Scope, base: string, ext: string, text: string): Promise<string> {
-  for (let n = 1; n < 1000; n++) {
+  let claimed = claimedNames.get(scope.vault.home);
+  if (!claimed) claimedNames.set(scope.vault.home, (claimed = new Set()));
+  for (let n = 1; n <= MAX_SAME_NAME; n++) {
     const path = `${NOTES_ROOT}${base}${n === 1 ? '' : ` ${n}`}${ext}`;
+    const key = nameKey(path);
+    if (claimed.has(key) || scope.index.has(path)) continue;
     checkWritable(scope, path);
+    claimed.add(key);
     try {
       await scope.vault.home.write(path, text, { ifNoneMatch: '*', quotaBytes: scope.quotaBytes });
       return path;
     } catch (e) {
       if (e instanceof AppError && (e.status === 412 || e.code === 'name_conflict_case')) continue;
       throw e;
+    } finally {
+      claimed.delete(key);
     }
   }
   throw errors.conflict(`Too many notes named "${base}"`);
@@ -89,8 +144,8 @@ export async function createNote(
   now = new Date(),
 ): Promise<NoteRecord> {
   checkNotesFolder(input.folder);
-  const title = input.title.trim();
-  if (!title) throw errors.badRequest('title must not be blank', { field: 'body.title' });
+  const title = checkTitle(input.title, 'body.title');
+  checkTagList(input.tags ?? [], 'body.tags');
   const id = randomUUID();
   const tags = (input.tags ?? []).map((t) => t.replace(/^#/, '').trim()).filter(Boolean);
   let text: string;
@@ -199,6 +254,9 @@ export async function updateNote(
   ifMatch: string,
   change: { title?: string; body?: string; tags?: string[]; frontmatter?: Record<string, unknown> },
 ): Promise<NoteRecord> {
+  if (change.title !== undefined) checkTitle(change.title, 'body.title');
+  if (change.tags !== undefined) checkTagList(change.tags, 'body.tags');
+  if (change.frontmatter !== undefined) checkFrontmatterValues(change.frontmatter, 'body.frontmatter');
   const n = findNote(scope, id);
   checkWritable(scope, n.path);
   const { text } = await currentText(scope, n);

@@ -7,6 +7,7 @@ import { AppError, errors } from '../core/errors.js';
 import { checkVisible, checkWritable, visible, type Scope } from '../notes/access.js';
 import { noteRecord } from '../notes/notes.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
+import { checkTagList } from '../notes/limits.js';
 import { isValidTag } from '../markdown/common.js';
 import { extractFacts } from '../markdown/extract.js';
 import type { NoteEntry } from '../index/home-index.js';
@@ -82,7 +83,9 @@ export function listFileAssignments(scope: Scope, q: { cursor?: number; folder?:
 }
 
 export async function assignTags(scope: Scope, path: string, tags: string[]) {
+  checkTagList(tags, 'body.tags');
   const clean: string[] = [];
+  const seen = new Set<string>();
   for (const raw of tags) {
     const t = raw.trim().replace(/^#/, '');
     if (!isValidTag(t)) {
@@ -90,7 +93,11 @@ export async function assignTags(scope: Scope, path: string, tags: string[]) {
         details: { field: 'body.tags' },
       });
     }
-    if (!clean.some((c) => c.toLowerCase() === t.toLowerCase())) clean.push(t);
+    const key = t.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      clean.push(t);
+    }
   }
   for (let attempt = 0; ; attempt++) {
     noteAt(scope, path);

@@ -16,6 +16,7 @@ import { checkWritable, visible, type Scope } from '../notes/access.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
 import { DEFAULT_TEMPLATES, templatesSettings, type TemplatesSettings } from '../vault/obsidian-settings.js';
 import { checkNotesFolder, fileNameFor, noteRecord, NOTES_ROOT, writeNewNote, type NoteRecord } from '../notes/notes.js';
+import { checkTitle } from '../notes/limits.js';
 
 export const SETTINGS_PATH = '.quire/templates.json';
 
@@ -177,8 +178,7 @@ export async function createFromTemplate(
   now = new Date(),
 ): Promise<NoteRecord & { template_id: string | null }> {
   checkNotesFolder(body.folder);
-  const title = body.title.trim();
-  if (!title) throw errors.badRequest('title must not be blank', { field: 'body.title' });
+  const title = checkTitle(body.title, 'body.title');
   const ts = await templateSettingsOf(scope);
   const tpl =
     body.template_id === undefined || body.template_id === null
