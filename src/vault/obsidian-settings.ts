@@ -26,8 +26,6 @@ export interface DailyNotesSettings {
   format: string;
   /** Home path of the template (`.md` added as Obsidian does), or null. */
   template: string | null;
-  /** True when `.obsidian/daily-notes.json` decided these values. */
-  fromObsidian: boolean;
 }
 
 export interface TemplatesSettings {
@@ -43,7 +41,7 @@ export interface AttachmentSettings {
 }
 
 /** Without `.obsidian/daily-notes.json`: the server's own layout (docs/vault-format.md). */
-export const DEFAULT_DAILY: DailyNotesSettings = Object.freeze({ folder: 'Journal', format: 'YYYY-MM-DD', template: null, fromObsidian: false });
+export const DEFAULT_DAILY: DailyNotesSettings = Object.freeze({ folder: 'Journal', format: 'YYYY-MM-DD', template: null });
 export const DEFAULT_TEMPLATES: TemplatesSettings = Object.freeze({ folder: 'Templates', dateFormat: 'YYYY-MM-DD', timeFormat: 'HH:mm' });
 /** Without `.obsidian/app.json`: the server's own `Attachments/` folder. */
 export const DEFAULT_ATTACHMENTS: AttachmentSettings = Object.freeze({ attachmentFolderPath: 'Attachments' });
@@ -106,7 +104,7 @@ export function parseDailyNotesSettings(json: unknown): DailyNotesSettings {
   const t = str(json.template);
   const tpl = t === null ? null : normalizeFolder(t);
   const template = tpl ? (tpl.toLowerCase().endsWith('.md') ? tpl : `${tpl}.md`) : null;
-  return { folder, format, template, fromObsidian: true };
+  return { folder, format, template };
 }
 
 export function parseTemplatesSettings(json: unknown): TemplatesSettings {

@@ -25,7 +25,7 @@ import {
 } from '../../src/vault/obsidian-settings.js';
 import { tempDir } from '../helpers/instance.js';
 
-const daily = (folder: string, format: string): DailyNotesSettings => ({ folder, format, template: null, fromObsidian: true });
+const daily = (folder: string, format: string): DailyNotesSettings => ({ folder, format, template: null });
 
 describe('Daily-note paths from Moment formats', () => {
   // [folder, format, date, path]
@@ -90,22 +90,22 @@ describe('Daily-note paths from Moment formats', () => {
 
 describe('reading the settings files', () => {
   // [daily-notes.json content (undefined = no file), folder, format, template]
-  const dailyCases: Array<[unknown, string, string, string | null, boolean]> = [
-    [undefined, 'Journal', 'YYYY-MM-DD', null, false],
-    ['not an object', 'Journal', 'YYYY-MM-DD', null, false],
-    [{}, '', 'YYYY-MM-DD', null, true], // Obsidian: no folder = the vault root
-    [{ folder: 'Daily/Notes', format: 'YYYY/MM/DD dddd', template: 'Templates/Daily' }, 'Daily/Notes', 'YYYY/MM/DD dddd', 'Templates/Daily.md', true],
-    [{ folder: '/Daily//Notes/', format: '  DD-MM-YYYY ' }, 'Daily/Notes', 'DD-MM-YYYY', null, true],
-    [{ folder: 'Daily\\Notes' }, 'Daily/Notes', 'YYYY-MM-DD', null, true],
-    [{ folder: '', format: '', template: '' }, '', 'YYYY-MM-DD', null, true],
-    [{ folder: 7, format: ['x'], template: null }, '', 'YYYY-MM-DD', null, true],
-    [{ folder: '../outside' }, '', 'YYYY-MM-DD', null, true],
-    [{ folder: 'D', format: 'YYYY-MM' }, 'D', 'YYYY-MM-DD', null, true], // one file per month: not a Daily-note format
-    [{ template: 'Templates/Daily.md' }, '', 'YYYY-MM-DD', 'Templates/Daily.md', true],
-    [{ template: '/Templates/Day' }, '', 'YYYY-MM-DD', 'Templates/Day.md', true],
+  const dailyCases: Array<[unknown, string, string, string | null]> = [
+    [undefined, 'Journal', 'YYYY-MM-DD', null],
+    ['not an object', 'Journal', 'YYYY-MM-DD', null],
+    [{}, '', 'YYYY-MM-DD', null], // Obsidian: no folder = the vault root
+    [{ folder: 'Daily/Notes', format: 'YYYY/MM/DD dddd', template: 'Templates/Daily' }, 'Daily/Notes', 'YYYY/MM/DD dddd', 'Templates/Daily.md'],
+    [{ folder: '/Daily//Notes/', format: '  DD-MM-YYYY ' }, 'Daily/Notes', 'DD-MM-YYYY', null],
+    [{ folder: 'Daily\\Notes' }, 'Daily/Notes', 'YYYY-MM-DD', null],
+    [{ folder: '', format: '', template: '' }, '', 'YYYY-MM-DD', null],
+    [{ folder: 7, format: ['x'], template: null }, '', 'YYYY-MM-DD', null],
+    [{ folder: '../outside' }, '', 'YYYY-MM-DD', null],
+    [{ folder: 'D', format: 'YYYY-MM' }, 'D', 'YYYY-MM-DD', null], // one file per month: not a Daily-note format
+    [{ template: 'Templates/Daily.md' }, '', 'YYYY-MM-DD', 'Templates/Daily.md'],
+    [{ template: '/Templates/Day' }, '', 'YYYY-MM-DD', 'Templates/Day.md'],
   ];
-  it.each(dailyCases)('daily-notes.json %j', (json, folder, format, template, fromObsidian) => {
-    expect(parseDailyNotesSettings(json)).toEqual({ folder, format, template, fromObsidian });
+  it.each(dailyCases)('daily-notes.json %j', (json, folder, format, template) => {
+    expect(parseDailyNotesSettings(json)).toEqual({ folder, format, template });
   });
 
   it.each([
