@@ -8,8 +8,14 @@
 import type { FileEntry, NoteEntry } from '../index/home-index.js';
 import { visible, type Scope } from '../notes/access.js';
 import {
+  checkExpr,
+  dateValue,
+  equals,
   evalFilter,
+  evaluate,
   ExprError,
+  isDate,
+  numberStat,
   propertyValue,
   readsMemberOf,
   sortCompare,
@@ -168,7 +174,8 @@ export function evaluateRows<R>(
   base: Doc,
   view: Doc,
   page: { offset: number; limit: number },
-): { total: number; items: RowOutput<R>[]; grouped: boolean; next_cursor: number | null } {
+  now = 0,
+): { total: number; items: RowOutput<R>[]; grouped: boolean; summaries: Record<string, unknown> | null; next_cursor: number | null } {
   let rows: RowInput<R>[] = [];
   for (const r of input) if (evalFilter(base.filters, r.env) && evalFilter(view.filters, r.env)) rows.push(r);
   const total = rows.length;
@@ -214,7 +221,88 @@ export function evaluateRows<R>(
     values: Object.fromEntries(order.map((id) => [id, cell(id, r.env)])),
     ...(group ? { group: toJson(keyOf(r)[0]!) } : {}),
   }));
-  return { total, items, grouped: group !== null, next_cursor: page.offset + page.limit < rows.length ? page.offset + page.limit : null };
+  const summaries = summariesOf(rows, base, view, now);
+  return { total, items, grouped: group !== null, summaries, next_cursor: page.offset + page.limit < rows.length ? page.offset + page.limit : null };
+}
+
+// -------------------------------------------------------------- summaries
+
+const isBlank = (v: Value) => v === null || v === '' || (Array.isArray(v) && v.length === 0);
+const numbers = (vs: Value[]) => vs.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+const dates = (vs: Value[]) => vs.filter(isDate).map((d) => d.ms);
+const extreme = (xs: number[], pick: (...n: number[]) => number) => (xs.length ? xs.reduce((a, b) => pick(a, b)) : null);
+
+/** Obsidian's built-in summaries, by lower-case name. */
+const BUILT_IN: Record<string, (vs: Value[]) => Value> = {
+  average: (vs) => numberStat('mean', vs),
+  sum: (vs) => numberStat('sum', vs),
+  median: (vs) => numberStat('median', vs),
+  stddev: (vs) => numberStat('stddev', vs),
+  min: (vs) => extreme(numbers(vs), Math.min),
+  max: (vs) => extreme(numbers(vs), Math.max),
+  range: (vs) => {
+    const ns = numbers(vs);
+    if (ns.length) return extreme(ns, Math.max)! - extreme(ns, Math.min)!;
+    const ds = dates(vs);
+    return ds.length ? extreme(ds, Math.max)! - extreme(ds, Math.min)! : null;
+  },
+  earliest: (vs) => {
+    const d = extreme(dates(vs), Math.min);
+    return d === null ? null : dateValue(d, vs.some((v) => isDate(v) && v.time));
+  },
+  latest: (vs) => {
+    const d = extreme(dates(vs), Math.max);
+    return d === null ? null : dateValue(d, vs.some((v) => isDate(v) && v.time));
+  },
+  checked: (vs) => vs.filter((v) => v === true).length,
+  unchecked: (vs) => vs.filter((v) => v === false).length,
+  empty: (vs) => vs.filter(isBlank).length,
+  filled: (vs) => vs.filter((v) => !isBlank(v)).length,
+  unique: (vs) => {
+    const seen: Value[] = [];
+    for (const v of vs) if (!isBlank(v) && !seen.some((x) => equals(x, v))) seen.push(v);
+    return seen.length;
+  },
+};
+
+/** Checks the view's `summaries` (property id → a built-in name or a name of the base's `summaries`, whose expression parses). */
+export function checkSummaries(base: Doc, view: Doc): void {
+  const wanted = view.summaries;
+  if (wanted === undefined || wanted === null) return;
+  if (typeof wanted !== 'object' || Array.isArray(wanted)) throw new ExprError('view.summaries is a mapping of property to summary name');
+  const custom = (typeof base.summaries === 'object' && base.summaries !== null ? base.summaries : {}) as Record<string, unknown>;
+  for (const [prop, name] of Object.entries(wanted)) {
+    if (typeof name !== 'string') throw new ExprError(`view.summaries.${prop}: a summary is named by a string`);
+    if (Object.prototype.hasOwnProperty.call(custom, name)) {
+      if (typeof custom[name] !== 'string') throw new ExprError(`summaries.${name}: a summary is an expression string`);
+      checkExpr(custom[name] as string, `summaries.${name}`);
+    } else if (!BUILT_IN[name.toLowerCase()]) {
+      throw new ExprError(`view.summaries.${prop}: unknown summary "${name}" (built in: ${Object.keys(BUILT_IN).join(', ')}; or a name of the base's summaries)`);
+    }
+  }
+}
+
+/**
+ * Each summary over the view's rows (after its limit, all pages): a
+ * built-in, or an expression of the base's `summaries` with the column's
+ * values bound to `values`. A summary that fails is null.
+ */
+function summariesOf<R>(rows: RowInput<R>[], base: Doc, view: Doc, now: number): Record<string, unknown> | null {
+  const wanted = view.summaries;
+  if (typeof wanted !== 'object' || wanted === null || Array.isArray(wanted)) return null;
+  const custom = (typeof base.summaries === 'object' && base.summaries !== null ? base.summaries : {}) as Record<string, string>;
+  const out: Record<string, unknown> = {};
+  for (const [prop, name] of Object.entries(wanted as Record<string, string>)) {
+    try {
+      const values = rows.map((r) => propertyValue(prop, r.env));
+      const src = Object.prototype.hasOwnProperty.call(custom, name) ? custom[name]! : null;
+      out[prop] = toJson(src !== null ? evaluate(src, { now, file: null, note: {}, objects: { values } }) : BUILT_IN[name.toLowerCase()]!(values));
+    } catch (e) {
+      if (!(e instanceof ExprError)) throw e;
+      out[prop] = null;
+    }
+  }
+  return out;
 }
 
 /** Groups consecutive rows of a page by their `group` value. */

@@ -917,6 +917,11 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
         return recv.flat() as Value[];
       case 'slice':
         return recv.slice(Number(args[0] ?? 0), args[1] === undefined ? undefined : Number(args[1]));
+      case 'sum':
+      case 'mean':
+      case 'median':
+      case 'stddev':
+        return numberStat(name, recv);
     }
   }
   if (isPlainObject(recv)) {
@@ -941,6 +946,27 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
 }
 
 const MAX_STRING = 100_000;
+
+/** Statistics of the numbers of a list (other values ignored); null when it has none. `stddev` is the population's. */
+export function numberStat(name: 'sum' | 'mean' | 'median' | 'stddev', list: Value[]): number | null {
+  const nums = list.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  if (nums.length === 0) return null;
+  const sum = nums.reduce((a, b) => a + b, 0);
+  const mean = sum / nums.length;
+  switch (name) {
+    case 'sum':
+      return sum;
+    case 'mean':
+      return mean;
+    case 'median': {
+      const s = [...nums].sort((a, b) => a - b);
+      const mid = s.length >> 1;
+      return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+    }
+    case 'stddev':
+      return Math.sqrt(nums.reduce((a, b) => a + (b - mean) ** 2, 0) / nums.length);
+  }
+}
 
 /** Moment's `fromNow()` wording, which Obsidian's `date.relative()` shows: "3 days ago", "in an hour". */
 export function relativeTime(deltaMs: number): string {
@@ -973,7 +999,7 @@ const METHODS = new Set([
   // number
   'abs', 'ceil', 'floor', 'round', 'toFixed',
   // list
-  'join', 'unique', 'sort', 'flat', 'filter', 'map', 'reduce',
+  'join', 'unique', 'sort', 'flat', 'filter', 'map', 'reduce', 'sum', 'mean', 'median', 'stddev',
   // object
   'keys', 'values',
   // date

@@ -12,7 +12,7 @@ import { derivedId, type FileEntry } from '../index/home-index.js';
 import { checkWritable, visible, type Scope } from '../notes/access.js';
 import { fileNameFor } from '../notes/notes.js';
 import { normalizeEtag } from '../vault/etag.js';
-import { columnsOf, evaluateRows, groupsOf, homeFiles, noteFileValue, otherFileValue, readsTasks, rowsKindOf, type RowsKind } from './base-rows.js';
+import { checkSummaries, columnsOf, evaluateRows, groupsOf, homeFiles, noteFileValue, otherFileValue, readsTasks, rowsKindOf, type RowsKind } from './base-rows.js';
 import { checkFilter, checkFormulas, checkProperty, ExprError, parseDate, type Env, type FileValue, type Value } from './expr.js';
 import { allTasks, pageLimit, pageOffset, type TaskRecord } from './tasks.js';
 import { checkTimeZone, wallClock } from './time.js';
@@ -324,6 +324,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
     checkFilter(v.base.filters, 'filters');
     checkFormulas(v.base.formulas, 'formulas');
     checkView(chosen, 'view');
+    checkSummaries(v.base, chosen);
   } catch (e) {
     invalid(e);
   }
@@ -342,7 +343,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
   };
   const run = <R>(input: Array<{ row: R; env: Env }>) => {
     try {
-      return evaluateRows(input, v.base!, chosen, { offset, limit });
+      return evaluateRows(input, v.base!, chosen, { offset, limit }, now);
     } catch (e) {
       return invalid(e);
     }
@@ -368,7 +369,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
         ...(r.grouped ? { group } : {}),
       };
     });
-    return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, next_cursor: r.next_cursor };
+    return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, summaries: r.summaries, next_cursor: r.next_cursor };
   }
 
   const files = new Map<string, FileValue>();
@@ -381,5 +382,5 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
   });
   const r = run(input);
   const items = r.items.map(({ row, values, group }) => ({ ...row, values, ...(r.grouped ? { group } : {}) }));
-  return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, next_cursor: r.next_cursor };
+  return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, summaries: r.summaries, next_cursor: r.next_cursor };
 }

@@ -30,6 +30,8 @@ filters:
 formulas:
   stars: '"★".repeat(rating)'
   shelf: 'if(status == "done", "read", "to read")'
+summaries:
+  names: 'values.map(value.lower()).join(", ")'
 properties:
   note.author:
     displayName: Author
@@ -48,6 +50,9 @@ views:
     sort:
       - property: rating
         direction: DESC
+    summaries:
+      rating: Average
+      file.basename: names
   - type: cards
     name: Finished
     filters: 'status == "done"'
@@ -132,11 +137,13 @@ describe('an Obsidian base lists files', () => {
     expect(dune.note_id).toBeTruthy();
     expect(dune.task_id).toBeUndefined();
     expect(emma.values['formula.stars']).toBe('★★★★');
+    expect(r.body.summaries).toEqual({ rating: 4.5, 'file.basename': 'dune, emma' });
   });
 
   it('evaluates another view by name, and groupBy over files', async () => {
     const id = await baseId('Views/Reading.base');
     const done = await rows(id, '?view=Finished');
+    expect(done.body.summaries).toBeNull();
     expect(done.body.items.map((i: any) => i.values)).toEqual([
       { 'file.basename': 'Emma', 'formula.shelf': 'read' },
       { 'file.basename': 'Reading notes', 'formula.shelf': 'read' },

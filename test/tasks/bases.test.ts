@@ -5,7 +5,7 @@
  * telling a file base from a task view, and the row pipeline.
  */
 import { describe, expect, it } from 'vitest';
-import { columnsOf, evaluateRows, groupsOf, rowsKindOf } from '../../src/tasks/base-rows.js';
+import { checkSummaries, columnsOf, evaluateRows, groupsOf, rowsKindOf } from '../../src/tasks/base-rows.js';
 import {
   checkExpr,
   checkFormulas,
@@ -316,5 +316,57 @@ describe('date.relative() words time as Obsidian (moment) does', () => {
   ];
   it.each(cases)('%i ms → %s', (delta, text) => {
     expect(relativeTime(delta)).toBe(text);
+  });
+});
+
+describe('summaries', () => {
+  const data = [
+    { rating: 3, shelf: 'sf', read: true, on: '2026-01-05' },
+    { rating: null, shelf: 'sf', read: false, on: null },
+    { rating: 5, shelf: 'crime', read: true, on: '2026-03-01' },
+    { rating: 1, shelf: 'SF', read: null, on: '2025-12-31' },
+    { rating: 4, shelf: '', read: true, on: null },
+  ];
+  const input = () =>
+    data.map((r, i) => ({ row: i, env: { now: NOW, file: null, note: r as Record<string, unknown>, formulas: { day: 'date(on)' } } as Env }));
+  const base = { summaries: { top: 'values.filter(value != null).sort().reverse()[0]', avg1: 'values.mean().round(1)', broken: '"x".repeat(200000)' } };
+  const cases: Array<[string, string, unknown]> = [
+    ['rating', 'Average', 3.25],
+    ['rating', 'average', 3.25],
+    ['rating', 'Sum', 13],
+    ['rating', 'Min', 1],
+    ['rating', 'Max', 5],
+    ['rating', 'Range', 4],
+    ['rating', 'Median', 3.5],
+    ['rating', 'Stddev', Math.sqrt(2.1875)],
+    ['rating', 'Empty', 1],
+    ['rating', 'Filled', 4],
+    ['shelf', 'Unique', 3], // sf (twice), crime, SF; the empty one is not counted
+    ['read', 'Checked', 3],
+    ['read', 'Unchecked', 1],
+    ['formula.day', 'Earliest', '2025-12-31'],
+    ['formula.day', 'Latest', '2026-03-01'],
+    ['formula.day', 'Range', Date.UTC(2026, 2, 1) - Date.UTC(2025, 11, 31)],
+    ['shelf', 'Average', null],
+    ['rating', 'top', 5],
+    ['rating', 'avg1', 3.3],
+    ['rating', 'broken', null],
+  ];
+  it.each(cases)('%s: %s → %j', (prop, name, expected) => {
+    const r = evaluateRows(input(), base, { summaries: { [prop]: name } }, { offset: 0, limit: 1 }, NOW);
+    expect(r.summaries).toEqual({ [prop]: expected });
+  });
+
+  it('summarises the rows after the view limit, over all pages; null without summaries', () => {
+    const view = { sort: [{ property: 'rating', direction: 'DESC' }], limit: 2, summaries: { rating: 'Sum' } };
+    expect(evaluateRows(input(), {}, view, { offset: 0, limit: 1 }).summaries).toEqual({ rating: 9 });
+    expect(evaluateRows(input(), {}, {}, { offset: 0, limit: 1 }).summaries).toBeNull();
+  });
+
+  it('refuses unknown summary names and bad custom summaries', () => {
+    expect(() => checkSummaries(base, { summaries: { rating: 'Average', shelf: 'top' } })).not.toThrow();
+    expect(() => checkSummaries(base, { summaries: { rating: 'Mode' } })).toThrow(/unknown summary "Mode"/);
+    expect(() => checkSummaries({ summaries: { bad: 'values.nope()' } }, { summaries: { rating: 'bad' } })).toThrow(/Unknown method nope/);
+    expect(() => checkSummaries({}, { summaries: ['Average'] })).toThrow(/mapping/);
   });
 });
