@@ -242,6 +242,7 @@ describe('updating and broken Obsidian bases', () => {
     ['an unknown method in a column', 400, 'invalid_expression', /Unknown method shout/, 'views:\n  - type: table\n    name: x\n    order: [file.name.shout()]\n'],
     ['a formula cycle', 400, 'invalid_expression', /refers to itself/, "formulas:\n  a: 'formula.b'\n  b: 'formula.a'\nviews:\n  - type: table\n    name: x\n    order: [formula.a]\n"],
     ['an expression too long', 400, 'invalid_expression', /longer than 2000/, `filters: '${'1 + '.repeat(600)}1 > 0'\nviews:\n  - type: table\n    name: x\n`],
+    ['an unknown summary', 400, 'invalid_expression', /unknown summary "Mode"/, 'views:\n  - type: table\n    name: x\n    summaries:\n      file.size: Mode\n'],
     ['an unknown rows value', 409, 'invalid_base', /rows must be/, 'rows: notes\nviews:\n  - type: table\n    name: x\n'],
   ];
   it.each(broken)('%s answers %i with a clear message', async (name, status, reason, msg, text) => {
