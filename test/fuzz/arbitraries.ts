@@ -30,6 +30,12 @@ const NASTY = [
   '\u202e', '\ufeff', '\ud800', '\u0085', '\u2028', '😀', 'Ω≈ç√∫', 'NaN', 'null', 'true', '-1', '1e309', '0x10', '{}', '[]', 'CON',
   '.git/config', '.obsidian/app.json', '.quire/x', 'Notes/', 'Notes/a.md', 'Journal', '*', '?', '&', '=', '+', ' \t ', '📝'.repeat(70),
   'a'.repeat(256), 'a/'.repeat(200), 'é'.repeat(300), 'x'.repeat(70_000), '\u0301'.repeat(500), '2026-02-30', '9999-99-99', '25:61',
+  // Frontmatter that is costly to parse: deep flow nesting, deep block nesting, an alias bomb.
+  `---\na: ${'['.repeat(5_000)}\n---\nbody`,
+  `---\n${Array.from({ length: 400 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')}\n---\n`,
+  `---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n`,
+  `${'#'.repeat(3_000)} ${'*'.repeat(20_000)} ${'[['.repeat(10_000)}`,
+  `- [ ] ${'x '.repeat(20_000)}`,
 ];
 
 const str = (maxLength = 40) =>

@@ -126,8 +126,15 @@ export function rawSafe(s: string): string {
   });
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** encodeURIComponent, with lone surrogates (which have no UTF-8 form) sent as U+FFFD. */
+function enc(v: string): string {
+  return encodeURIComponent(v.replace(LONE_SURROGATE, '\ufffd'));
+}
+
 function queryString(q: Record<string, string>, raw: Set<string>): string {
-  const pairs = Object.entries(q).map(([k, v]) => `${encodeURIComponent(k)}=${raw.has(k) ? rawSafe(v) : encodeURIComponent(v)}`);
+  const pairs = Object.entries(q).map(([k, v]) => `${enc(k)}=${raw.has(k) ? rawSafe(v) : enc(v)}`);
   return pairs.length ? `?${pairs.join('&')}` : '';
 }
 
@@ -142,7 +149,7 @@ export function toRequest(action: AnyAction, parts: Parts, token: string | null,
     action.route.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
       const v = parts.path[name] ?? 'x';
       if (raw.has(`path.${name}`)) return rawSafe(v);
-      return name === wildcard ? v.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(v);
+      return name === wildcard ? v.split('/').map(enc).join('/') : enc(v);
     }) + queryString(parts.query, new Set([...raw].filter((r) => r.startsWith('query.')).map((r) => r.slice(6))));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(parts.headers)) if (/^[\t\u0020-\u007e\u0080-\u00ff]*$/.test(v)) headers[k] = v;
