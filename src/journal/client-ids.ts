@@ -99,8 +99,12 @@ export class ClientIds {
   }
 
   private static async open(home: Home, file: string | null): Promise<ClientIds> {
-    const text = (file !== null ? await readState(file) : null) ?? (await readLegacy(home));
-    return new ClientIds(file, (text !== null ? parse(text) : null) ?? { version: 1, records: {} });
+    const state = file !== null ? await readState(file) : null;
+    const legacy = state === null ? await readLegacy(home) : null;
+    const ids = new ClientIds(file, parse(state ?? legacy ?? '') ?? { version: 1, records: {} });
+    // Copied at once, so the old file is read this one time and later edits to it change nothing.
+    if (legacy !== null) await ids.save();
+    return ids;
   }
 
   private key(kind: ClientRecord['kind'], clientId: string): string {

@@ -10,10 +10,12 @@
  * absolute server paths never reach a message).
  */
 import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { constants as fsConstants, lstatSync, renameSync, type Stats } from 'node:fs';
+import { link, lstat, mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
 import { fsError, show } from './errors.js';
+import { etagOf } from './etag.js';
 import { TEMP_MARKER } from './ignore.js';
 
 /** The steps of an atomic write that tests (or unusual deployments) may replace. */
@@ -31,7 +33,8 @@ const defaultIo: AtomicIo = {
     await fh.writeFile(bytes);
   },
   sync: (fh) => fh.sync(),
-  rename: (from, to) => rename(from, to),
+  // Synchronous, so that the identity check just before it and the rename(2) run with no other callback in between.
+  rename: async (from, to) => renameSync(from, to),
 };
 
 export interface AtomicWriteOptions {
@@ -67,6 +70,23 @@ export function tempPathFor(absPath: string): string {
   const suffix = `${TEMP_MARKER}${randomBytes(6).toString('hex')}`;
   const base = truncateUtf8(path.basename(absPath), 255 - 1 - Buffer.byteLength(suffix));
   return path.join(path.dirname(absPath), `.${base}${suffix}`);
+}
+
+/**
+ * The name under which the server keeps an outside program's version of a
+ * file that it cannot put back under the file's own name:
+ * `Note.md` → `Note.quire-conflict-20261126-054512.md` (UTC), then `-2`,
+ * `-3`… for the `n`th try. The extension stays, so a note stays a note.
+ * Not Syncthing's `.sync-conflict-` form: Syncthing prunes files of that
+ * form beyond its `maxConflicts`, which could delete the only copy.
+ */
+export function conflictCopyName(name: string, at: Date, n: number): string {
+  let ext = path.extname(name);
+  if (Buffer.byteLength(ext) > 64) ext = ''; // not a real extension, and the name must stay within 255 bytes
+  const stem = name.slice(0, name.length - ext.length);
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const suffix = `.quire-conflict-${stamp}${n > 1 ? `-${n}` : ''}${ext}`;
+  return truncateUtf8(stem, 255 - Buffer.byteLength(suffix)) + suffix;
 }
 
 /**
@@ -141,40 +161,334 @@ export async function writeChunksAtomic(absPath: string, chunks: AsyncIterable<s
   );
 }
 
-async function writeAtomicWith(absPath: string, fill: (fh: FileHandle) => Promise<void>, opts: AtomicWriteOptions): Promise<void> {
-  const label = opts.label ?? path.basename(absPath);
-  const io: AtomicIo = { ...defaultIo, ...opts.io };
-  const dir = path.dirname(absPath);
-  await ensureDir(dir, label);
+/** The temp file of a write in progress: written and fsynced, not yet renamed. */
+interface PreparedTemp {
+  tmp: string;
+  /** Identity of the temp file's inode, which becomes the file's. */
+  dev: number;
+  ino: number;
+}
 
-  let mode: number | undefined;
-  try {
-    const st = await stat(absPath);
-    if (st.isDirectory()) {
-      throw new AppError('conflict', `${show(label)} is a folder, not a file`, { details: { path: label, reason: 'is_a_folder' } });
-    }
-    mode = st.mode & 0o7777;
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    if (errCode(e) !== 'ENOENT') throw fsError(e, 'write', label);
-  }
-
+/**
+ * Creates the temp file beside `absPath` with permission bits `mode`
+ * (undefined: a new file's defaults), fills it, fsyncs and closes it. On
+ * failure the temp file is removed and an AppError is thrown.
+ */
+async function prepareTemp(absPath: string, mode: number | undefined, fill: (fh: FileHandle) => Promise<void>, io: AtomicIo, label: string): Promise<PreparedTemp> {
+  await ensureDir(path.dirname(absPath), label);
   const tmp = tempPathFor(absPath);
+  inUse.add(tmp);
   let fh: FileHandle | undefined;
   try {
     fh = await open(tmp, 'wx', mode ?? 0o666);
     if (mode !== undefined) await fh.chmod(mode); // open() applies the umask; keep the old bits exactly
     await fill(fh);
     await io.sync(fh);
+    const st = await fh.stat();
     await fh.close();
     fh = undefined;
-    await io.rename(tmp, absPath);
+    return { tmp, dev: st.dev, ino: st.ino };
   } catch (e) {
     await fh?.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
+    inUse.delete(tmp);
     throw fsError(e, 'write', label);
   }
-  await fsyncDir(dir);
+}
+
+async function modeOf(absPath: string, label: string): Promise<number | undefined> {
+  try {
+    const st = await stat(absPath);
+    if (st.isDirectory()) {
+      throw new AppError('conflict', `${show(label)} is a folder, not a file`, { details: { path: label, reason: 'is_a_folder' } });
+    }
+    return st.mode & 0o7777;
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    // ENOTDIR: a file where a folder should be; ensureDir reports it as parent_not_folder.
+    if (errCode(e) !== 'ENOENT' && errCode(e) !== 'ENOTDIR') throw fsError(e, 'write', label);
+    return undefined;
+  }
+}
+
+async function writeAtomicWith(absPath: string, fill: (fh: FileHandle) => Promise<void>, opts: AtomicWriteOptions): Promise<void> {
+  const label = opts.label ?? path.basename(absPath);
+  const io: AtomicIo = { ...defaultIo, ...opts.io };
+  const { tmp } = await prepareTemp(absPath, await modeOf(absPath, label), fill, io, label);
+  try {
+    await io.rename(tmp, absPath);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw fsError(e, 'write', label);
+  } finally {
+    inUse.delete(tmp);
+  }
+  await fsyncDir(path.dirname(absPath));
+}
+
+// ---- replacing only what was checked -----------------------------------------
+
+/**
+ * Temp files and set-aside links this process is using right now, so that
+ * removing stale temp files never cuts a write in progress.
+ */
+const inUse = new Set<string>();
+
+/** Whether this process is still using the temp file at `absPath`. */
+export function isTempInUse(absPath: string): boolean {
+  return inUse.has(absPath);
+}
+
+/** Marks a set-aside link as in use (true) or released (false). */
+export function holdTemp(absPath: string, held: boolean): void {
+  if (held) inUse.add(absPath);
+  else inUse.delete(absPath);
+}
+
+/** Errors of link(2) that mean "this file system has no hard links here", not "something is wrong". */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'EMLINK', 'ENOSYS']);
+
+/** The file the write path read and checked under the writer lock: the only thing it may replace. */
+export interface CheckedFile {
+  bytes: Buffer;
+  etag: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** Permission bits, kept by the replacement. */
+  mode: number;
+}
+
+/** The identity a replacement checks: inode and bytes (etag); size/mtime/ctime stand in for the bytes where hard links are unavailable. */
+export type FileIdentity = Pick<CheckedFile, 'dev' | 'ino'> & Partial<Pick<CheckedFile, 'size' | 'mtimeMs' | 'ctimeMs' | 'etag'>>;
+
+function sameIdentity(st: Stats, id: FileIdentity): boolean {
+  return (
+    st.ino === id.ino &&
+    st.dev === id.dev &&
+    (id.size === undefined || st.size === id.size) &&
+    (id.mtimeMs === undefined || st.mtimeMs === id.mtimeMs) &&
+    (id.ctimeMs === undefined || st.ctimeMs === id.ctimeMs)
+  );
+}
+
+function lstatNow(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch (e) {
+    if (errCode(e) === 'ENOENT' || errCode(e) === 'ENOTDIR') return null;
+    throw e;
+  }
+}
+
+/**
+ * Reads a file with the identity of the inode the bytes came from (one open
+ * file, so they belong together). null when it does not exist. A folder is
+ * a 409 `is_a_folder`.
+ */
+export async function readChecked(absPath: string, label: string): Promise<CheckedFile | null> {
+  let fh: FileHandle;
+  try {
+    fh = await open(absPath, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  } catch (e) {
+    if (errCode(e) === 'ENOENT' || errCode(e) === 'ENOTDIR') return null;
+    if (errCode(e) === 'EISDIR') throw fsError(e, 'write', label);
+    throw fsError(e, 'read', label);
+  }
+  try {
+    const st = await fh.stat();
+    if (st.isDirectory()) throw fsError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), 'write', label);
+    if (!st.isFile()) {
+      throw new AppError('conflict', `${show(label)} is not a regular file`, { details: { path: label, reason: 'not_a_file' } });
+    }
+    const bytes = await fh.readFile();
+    return { bytes, etag: etagOf(bytes), dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, mode: st.mode & 0o7777 };
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    throw fsError(e, 'read', label);
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+/** The ETag of the bytes at `absPath` now; null if it is gone. */
+export async function etagNow(absPath: string): Promise<string | null> {
+  try {
+    return etagOf(await readFile(absPath));
+  } catch {
+    return null;
+  }
+}
+
+export type Replacement =
+  /** The entry at the target is no longer the checked file (or no longer absent): nothing was replaced, `src` is still there. */
+  | { ok: false }
+  /**
+   * `src` is now the target. `aside` is a second name (a reserved temp
+   * name) of the inode it replaced, so the caller can check that inode's
+   * bytes and keep them if an outside program wrote to it; null when there
+   * was nothing to replace or hard links are unavailable.
+   */
+  | { ok: true; aside: string | null };
+
+/**
+ * Renames `src` over `absPath`, but only if the entry there is still the
+ * inode identified by `expected` (null: only if nothing is there). This is
+ * the step that keeps the server from erasing an outside write:
+ *
+ * - the current entry is first hard-linked aside, so whatever inode the
+ *   rename unlinks survives under the aside name, with any bytes an
+ *   in-place writer (appendFile, writeFile) puts into it;
+ * - the linked inode must be the checked one, or a rename-style writer (vim,
+ *   Obsidian) has already replaced the file: nothing happens;
+ * - immediately before the rename, with no await in between, the path must
+ *   still name that inode. What is left is the few microseconds between that
+ *   lstat and the rename(2) itself; without renameat2(RENAME_EXCHANGE),
+ *   which Node does not offer, it cannot be closed.
+ *
+ * A new file is created with link(2), which never replaces anything. Where
+ * hard links are unavailable, the path's inode, size, mtime and ctime are
+ * compared right before the rename instead.
+ */
+export async function replaceIfUnchanged(src: string, absPath: string, expected: FileIdentity | null, label: string, ioOverrides?: Partial<AtomicIo>): Promise<Replacement> {
+  const io: AtomicIo = { ...defaultIo, ...ioOverrides };
+  if (expected === null) {
+    try {
+      await link(src, absPath);
+    } catch (e) {
+      const c = errCode(e) ?? '';
+      if (c === 'EEXIST') return { ok: false };
+      if (!NO_HARD_LINKS.has(c)) throw fsError(e, 'write', label);
+      if (lstatNow(absPath) !== null) return { ok: false };
+      await io.rename(src, absPath);
+      return { ok: true, aside: null };
+    }
+    await unlink(src).catch(() => undefined); // a leftover is a temp file, removed at the next opening
+    return { ok: true, aside: null };
+  }
+
+  const aside = tempPathFor(absPath);
+  inUse.add(aside);
+  try {
+    await link(absPath, aside);
+  } catch (e) {
+    inUse.delete(aside);
+    const c = errCode(e) ?? '';
+    if (c === 'ENOENT') return { ok: false };
+    if (!NO_HARD_LINKS.has(c)) throw fsError(e, 'write', label);
+    const now = lstatNow(absPath);
+    if (now === null || !sameIdentity(now, expected)) return { ok: false };
+    await io.rename(src, absPath); // the default rename is synchronous: no other callback runs after the check
+    return { ok: true, aside: null };
+  }
+  const release = async () => {
+    await unlink(aside).catch(() => undefined);
+    inUse.delete(aside);
+  };
+  try {
+    const pinned = await lstat(aside);
+    // A freed inode's number is soon reused, so the same number alone may be another program's new file: its bytes must match too.
+    const same = pinned.ino === expected.ino && pinned.dev === expected.dev && (expected.etag === undefined || (await etagNow(aside)) === expected.etag);
+    // While the link holds the inode, nothing else can have its number: the same number at the path is the same file.
+    const now = same ? lstatNow(absPath) : null;
+    if (now === null || now.ino !== pinned.ino || now.dev !== pinned.dev) {
+      await release();
+      return { ok: false };
+    }
+    await io.rename(src, absPath);
+  } catch (e) {
+    await release();
+    throw fsError(e, 'write', label);
+  }
+  return { ok: true, aside };
+}
+
+export type CheckedWrite =
+  /** Written. `aside` names the replaced inode (see Replacement), to be watched for late outside writes. */
+  | { outcome: 'written'; aside: string | null; dev: number; ino: number }
+  /** The file changed before the replace: nothing was written. */
+  | { outcome: 'changed' }
+  /**
+   * Written, but the replaced inode's bytes are not the checked ones: an
+   * outside program wrote into it between the check and the rename. Its
+   * bytes are at `aside`; the caller must put them back.
+   */
+  | { outcome: 'raced'; aside: string; dev: number; ino: number };
+
+/**
+ * `writeFileAtomic` that replaces only `expected`, the file read and
+ * checked under the writer lock (null: only if there is still no file).
+ */
+export async function writeFileChecked(absPath: string, bytes: Uint8Array, expected: CheckedFile | null, opts: AtomicWriteOptions = {}): Promise<CheckedWrite> {
+  const label = opts.label ?? path.basename(absPath);
+  const io: AtomicIo = { ...defaultIo, ...opts.io };
+  const mode = expected ? expected.mode : await modeOf(absPath, label);
+  const { tmp, dev, ino } = await prepareTemp(absPath, mode, (fh) => io.write(fh, bytes), io, label);
+  let r: Replacement;
+  try {
+    r = await replaceIfUnchanged(tmp, absPath, expected, label, opts.io);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    inUse.delete(tmp);
+    throw e;
+  }
+  inUse.delete(tmp);
+  if (!r.ok) {
+    await unlink(tmp).catch(() => undefined);
+    return { outcome: 'changed' };
+  }
+  await fsyncDir(path.dirname(absPath));
+  if (r.aside && expected && (await etagNow(r.aside)) !== expected.etag) return { outcome: 'raced', aside: r.aside, dev, ino };
+  return { outcome: 'written', aside: r.aside, dev, ino };
+}
+
+/**
+ * Removes `expected` (the file read and checked under the lock) by renaming
+ * it aside first: rename never destroys, so if an outside program replaced
+ * or rewrote the file in the meantime, its version is what lands aside and
+ * can be put back. `aside` is returned in both cases: 'removed' (the checked
+ * bytes, to be watched for late writes) and 'changed' (the outside bytes,
+ * or null when the file was already gone).
+ */
+export async function removeChecked(absPath: string, expected: CheckedFile, label: string): Promise<{ outcome: 'removed' | 'changed'; aside: string | null }> {
+  const aside = tempPathFor(absPath);
+  inUse.add(aside);
+  try {
+    await rename(absPath, aside);
+  } catch (e) {
+    inUse.delete(aside);
+    if (errCode(e) === 'ENOENT') return { outcome: 'changed', aside: null };
+    throw fsError(e, 'delete', label);
+  }
+  await fsyncDir(path.dirname(absPath));
+  const st = await lstat(aside).catch(() => null);
+  const same = st !== null && st.ino === expected.ino && st.dev === expected.dev && (await etagNow(aside)) === expected.etag;
+  return { outcome: same ? 'removed' : 'changed', aside };
+}
+
+/**
+ * Gives the bytes at `aside` (an outside program's, which the server must
+ * not lose) a visible name: `absPath` itself when `original` is set and the
+ * name is free, else the first free conflict name from `conflictName`.
+ * Never replaces anything (link(2) refuses an existing name). Returns the
+ * absolute path used.
+ */
+export async function keepAside(aside: string, absPath: string, original: boolean, conflictName: (n: number) => string, label: string): Promise<string> {
+  for (let n = original ? 0 : 1; ; n++) {
+    const target = n === 0 ? absPath : conflictName(n);
+    try {
+      await link(aside, target);
+    } catch (e) {
+      if (errCode(e) === 'EEXIST') continue;
+      throw fsError(e, 'write', label);
+    }
+    await unlink(aside).catch(() => undefined);
+    inUse.delete(aside);
+    await fsyncDir(path.dirname(absPath));
+    return target;
+  }
 }
 
 export interface RemoveOptions {

@@ -9,11 +9,25 @@
  *
  * Reads take no lock: atomic renames mean a reader sees whole files only.
  */
-import { lstat, open, readdir, realpath, rmdir, stat } from 'node:fs/promises';
+import { lstat, open, readdir, realpath, rmdir, stat, unlink } from 'node:fs/promises';
 import fsSync, { type Stats } from 'node:fs';
 import path from 'node:path';
 import { AppError, errors } from '../core/errors.js';
-import { removeFile, renameAtomic, writeFileAtomic, fsyncDir, type AtomicIo } from './atomic.js';
+import {
+  conflictCopyName,
+  etagNow,
+  fsyncDir,
+  holdTemp,
+  isTempInUse,
+  keepAside,
+  readChecked,
+  removeChecked,
+  removeFile,
+  renameAtomic,
+  replaceIfUnchanged,
+  writeFileChecked,
+  type AtomicIo,
+} from './atomic.js';
 import { alreadyExists, fsError, quotaExceeded, show } from './errors.js';
 import { etagOf, hasCondition, ifMatchAccepts, readWithEtag } from './etag.js';
 import { isIgnoredPath, isTempName } from './ignore.js';
@@ -29,8 +43,28 @@ export interface HomeOptions {
   ownWriteTtlMs?: number;
   /** Replace steps of atomic writes (tests). */
   io?: Partial<AtomicIo>;
-  /** Where errors thrown by onWritten listeners go. Default: console.error. */
+  /** Where errors thrown by onWritten listeners (and by late checks of replaced files) go. Default: console.error. */
   onListenerError?: (err: unknown) => void;
+  /**
+   * How long a file the server replaced or deleted is kept under a hidden
+   * temp name, to catch bytes that a program which had it open writes after
+   * the replace (ms). Default 1000.
+   */
+  displacedGraceMs?: number;
+}
+
+/** Temp files younger than this may belong to a write in progress in another process (ms). */
+const STALE_TEMP_MS = 10_000;
+
+/** A replaced or deleted file, kept aside for a while under a temp name. */
+interface Displaced {
+  abs: string;
+  rel: string;
+  /** The bytes it held when the server replaced it. */
+  etag: string;
+  /** Bytes written to it later go back under its own name if free (a delete), else to a conflict copy. */
+  original: boolean;
+  timer: NodeJS.Timeout;
 }
 
 export interface WriteOptions {
@@ -164,6 +198,9 @@ export class Home {
   private walkLog: Array<[string, number | null]> | null = null;
   /** A folder moved while the first walk ran; its result cannot be trusted. */
   private walkStale = false;
+  /** Replaced files kept aside (temp path → what to check); see `watchDisplaced`. */
+  private readonly displaced = new Map<string, Displaced>();
+  private readonly displacedGraceMs: number;
 
   constructor(root: string, opts: HomeOptions = {}) {
     this.root = path.resolve(root);
@@ -172,6 +209,7 @@ export class Home {
     this.recentWrites = new RecentWrites(opts.ownWriteTtlMs ?? 30_000);
     this.io = opts.io;
     this.onListenerError = opts.onListenerError ?? ((e) => console.error('[quire home] onWritten listener failed:', e));
+    this.displacedGraceMs = opts.displacedGraceMs ?? 1000;
   }
 
   private rootReal(): Promise<string> {
@@ -409,13 +447,19 @@ export class Home {
 
   // ---- writes ---------------------------------------------------------------
 
-  /** Writes a file (creating folders) under the writer lock; see the class comment for the flow. */
+  /**
+   * Writes a file (creating folders) under the writer lock; see the class
+   * comment for the flow. The write replaces only the bytes it checked: if
+   * another program changes the file before the replace, nothing is written
+   * (or the other program's bytes are put back) and the answer is 412 with
+   * the current ETag, with or without If-Match.
+   */
   async write(rel: string, bytes: Uint8Array | string, opts: WriteOptions = {}): Promise<WriteResult> {
     const data = toBuffer(bytes);
     checkServerMayChange(rel);
     return this.lock.run(async () => {
       const { abs, rel: target } = await this.resolveFile(rel);
-      const current = await readWithEtag(abs, target);
+      const current = await readChecked(abs, target);
       if (hasCondition(opts.ifMatch)) {
         if (!current || !ifMatchAccepts(opts.ifMatch, current.etag)) throw errors.staleEtag(current?.etag ?? null);
       }
@@ -432,7 +476,16 @@ export class Home {
 
       const etag = etagOf(data);
       this.recentWrites.noteWrite(target, etag); // before the rename: the watcher may look any time after it
-      await writeFileAtomic(abs, data, { label: target, io: this.io });
+      const w = await writeFileChecked(abs, data, current, { label: target, io: this.io });
+      if (w.outcome === 'changed') {
+        const now = await etagNow(abs);
+        throw opts.ifNoneMatch === '*' && now !== null ? alreadyExists(target, now) : errors.staleEtag(now);
+      }
+      if (w.outcome === 'raced') {
+        await this.putBack(w.aside, abs, target, { dev: w.dev, ino: w.ino, etag });
+        throw errors.staleEtag(await etagNow(abs));
+      }
+      if (w.aside) this.watchDisplaced(w.aside, { abs, rel: target, etag: current!.etag, original: false });
       try {
         this.recentWrites.noteWrite(target, etag, sigOf(await lstat(abs)));
       } catch {
@@ -445,9 +498,124 @@ export class Home {
   }
 
   /**
+   * An outside program wrote into the file between the check and the
+   * replace, so its bytes (at `aside`) lost to a write nobody has been told
+   * about yet: they go back as the file, guarded the same way against a
+   * further outside change, which would send them to a conflict copy instead.
+   */
+  private async putBack(aside: string, abs: string, rel: string, ours: { dev: number; ino: number; etag: string }): Promise<void> {
+    let r;
+    try {
+      r = await replaceIfUnchanged(aside, abs, ours, rel, this.io);
+    } catch (e) {
+      await this.keepOutside(aside, abs, rel, false);
+      throw e;
+    }
+    if (!r.ok) {
+      await this.keepOutside(aside, abs, rel, false);
+      return;
+    }
+    holdTemp(aside, false); // renamed to the file's own name
+    await fsyncDir(path.dirname(abs));
+    if (r.aside === null) return;
+    if ((await etagNow(r.aside)) !== ours.etag) await this.keepOutside(r.aside, abs, rel, false);
+    else this.watchDisplaced(r.aside, { abs, rel, etag: ours.etag, original: false });
+  }
+
+  /** Gives outside bytes at `aside` a visible name (see keepAside). */
+  private async keepOutside(aside: string, abs: string, rel: string, original: boolean): Promise<void> {
+    const at = new Date();
+    await keepAside(aside, abs, original, (n) => path.join(path.dirname(abs), conflictCopyName(path.basename(abs), at, n)), rel);
+  }
+
+  /**
+   * Keeps a replaced or deleted file under its temp name for
+   * `displacedGraceMs`. A program that opened it before the replace (an
+   * appender between its open and its write) may still write to it; if its
+   * bytes changed by then, they are kept visibly (`checkDisplaced`).
+   */
+  private watchDisplaced(aside: string, d: Omit<Displaced, 'timer'>): void {
+    const timer = setTimeout(() => {
+      this.checkDisplaced(aside).catch(this.onListenerError);
+    }, this.displacedGraceMs);
+    timer.unref();
+    this.displaced.set(aside, { ...d, timer });
+  }
+
+  private async checkDisplaced(aside: string): Promise<void> {
+    const d = this.displaced.get(aside);
+    if (!d) return;
+    this.displaced.delete(aside);
+    clearTimeout(d.timer);
+    const now = await etagNow(aside);
+    if (now !== null && now !== d.etag) {
+      await this.keepOutside(aside, d.abs, d.rel, d.original);
+      return;
+    }
+    await unlink(aside).catch(() => undefined);
+    holdTemp(aside, false);
+  }
+
+  /** Checks every replaced file kept aside now rather than at the end of its grace period (closing, tests). */
+  async settleDisplaced(): Promise<void> {
+    await Promise.all([...this.displaced.keys()].map((a) => this.checkDisplaced(a)));
+  }
+
+  /**
+   * Removes temp files that interrupted writes left behind (the server was
+   * killed between creating a temp file and renaming it, or while it kept a
+   * replaced file aside). Folders the Home ignores (.git, internal folders)
+   * are not entered. Temp files this process is using are kept, and so are
+   * those younger than `olderThanMs` (default 10 s), which may belong to a
+   * write in progress in another process; when there are such, one more pass
+   * runs once they are old enough. Returns the Home-relative paths removed.
+   */
+  async removeStaleTemps(opts: { olderThanMs?: number } = {}): Promise<string[]> {
+    const olderThanMs = opts.olderThanMs ?? STALE_TEMP_MS;
+    const removed: string[] = [];
+    let young = false;
+    const walk = async (abs: string, rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(abs, { withFileTypes: true });
+      } catch {
+        return; // vanished, or not readable: nothing of ours can be in it
+      }
+      for (const ent of entries) {
+        const childRel = rel === '' ? ent.name : `${rel}/${ent.name}`;
+        const childAbs = path.join(abs, ent.name);
+        if (isTempName(ent.name)) {
+          if (!ent.isFile() || isTempInUse(childAbs)) continue;
+          const st = await lstat(childAbs).catch(() => null);
+          if (st === null) continue;
+          if (Date.now() - st.ctimeMs < olderThanMs) {
+            young = true;
+            continue;
+          }
+          await unlink(childAbs).then(
+            () => removed.push(childRel),
+            () => undefined,
+          );
+        } else if (ent.isDirectory() && !isIgnoredPath(childRel)) {
+          await walk(childAbs, childRel);
+        }
+      }
+    };
+    await walk(this.root, '');
+    if (young) {
+      setTimeout(() => {
+        this.removeStaleTemps({ olderThanMs }).catch(this.onListenerError);
+      }, olderThanMs).unref();
+    }
+    return removed;
+  }
+
+  /**
    * Deletes a file, or an empty folder. With `ifMatch`, only if the file's
-   * bytes still match (If-Match and the file is gone → 412). A symlink is
-   * removed itself, not its target. Non-empty folders are refused (409).
+   * bytes still match (If-Match and the file is gone → 412), and only those
+   * bytes: if another program changes the file before it is removed, its
+   * version stays (412). A symlink is removed itself, not its target.
+   * Non-empty folders are refused (409).
    */
   async delete(rel: string, opts: { ifMatch?: string | null } = {}): Promise<{ path: string; folder: boolean }> {
     checkServerMayChange(rel);
@@ -471,12 +639,24 @@ export class Home {
         this.emit({ kind: 'delete', path: rel, folder: true });
         return { path: rel, folder: true };
       }
-      if (hasCondition(opts.ifMatch)) {
-        const current = await readWithEtag(abs, rel);
+      if (hasCondition(opts.ifMatch) && st.isFile()) {
+        const current = await readChecked(abs, rel);
         if (!current || !ifMatchAccepts(opts.ifMatch, current.etag)) throw errors.staleEtag(current?.etag ?? null);
+        this.recentWrites.noteDelete(rel);
+        const r = await removeChecked(abs, current, rel);
+        if (r.outcome === 'changed') {
+          if (r.aside) await this.keepOutside(r.aside, abs, rel, true);
+          throw errors.staleEtag(await etagNow(abs));
+        }
+        this.watchDisplaced(r.aside!, { abs, rel, etag: current.etag, original: true });
+      } else {
+        if (hasCondition(opts.ifMatch)) {
+          const current = await readWithEtag(abs, rel);
+          if (!current || !ifMatchAccepts(opts.ifMatch, current.etag)) throw errors.staleEtag(current?.etag ?? null);
+        }
+        this.recentWrites.noteDelete(rel);
+        await removeFile(abs, { label: rel });
       }
-      this.recentWrites.noteDelete(rel);
-      await removeFile(abs, { label: rel });
       this.setSize(rel, null);
       this.emit({ kind: 'delete', path: rel, folder: false });
       return { path: rel, folder: false };

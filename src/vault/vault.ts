@@ -182,6 +182,8 @@ export class Vault {
   private async open(): Promise<ScanStats> {
     const started = performance.now();
     await fs.promises.mkdir(this.root, { recursive: true });
+    // Temp files of writes cut short by a crash or kill; in the background, as the walk below does not need it.
+    this.home.removeStaleTemps().catch((e) => this.report(e));
     if (this.opts.watch !== false) {
       this.watcher = this.home.watch({
         debounceMs: this.opts.debounceMs ?? 50,

@@ -118,7 +118,7 @@ describe('git status after reads and writes', () => {
     let t = await open();
     const local = async (name: string, input: Record<string, unknown>) => {
       const out = await t.call(findAction(name)!, input);
-      return { status: out.status, body: out.body };
+      return { status: out.status, body: out.body as any };
     };
     const expected = await exercise(local);
     await t.close();

@@ -77,6 +77,7 @@ describe('Home.write', () => {
     expect(e2.details?.existing).toBe('Projects/Plan.md');
     // the exact name is an overwrite, not a conflict
     await home.write('Projects/Plan.md', 'p2');
+    await home.settleDisplaced(); // the replaced file is kept aside for a moment
     expect(await allFiles(home.root)).toEqual(['Projects/Plan.md']);
   });
 
@@ -212,6 +213,7 @@ describe('delete, move, list, events', () => {
     expect((await appError(() => home.delete('d.md', { ifMatch: etagOf('other') }))).status).toBe(412);
     expect(await allFiles(home.root)).toEqual(['d.md']);
     await home.delete('d.md', { ifMatch: etag });
+    await home.settleDisplaced(); // the deleted file is kept aside for a moment
     expect(await allFiles(home.root)).toEqual([]);
     expect((await appError(() => home.delete('d.md'))).code).toBe('not_found');
     expect((await appError(() => home.delete('d.md', { ifMatch: etag }))).status).toBe(412);
