@@ -9,7 +9,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isIgnoredPath, isVcsSegment } from '../../src/vault/ignore.js';
 import { validateRelPath } from '../../src/vault/paths.js';
-import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { findAction } from '../../src/actions/registry.js';
+import { LocalTransport } from '../../src/surfaces/client/local.js';
+import { startInstance, tempDir, type TestInstance } from '../helpers/instance.js';
 
 let inst: TestInstance;
 let token: string;
@@ -128,6 +130,24 @@ describe('version-control data through the actions', () => {
     const r = await api('GET', `/api/v1/notes/search?q=${q('SECRETTOKEN')}`);
     expect(r.status).toBe(200);
     expect(JSON.stringify(r.body)).not.toContain('.git');
+  });
+});
+
+describe('the local --vault mode (the command line and MCP on a folder)', () => {
+  it('refuses version-control data the same way', async () => {
+    const cacheHome = tempDir('quire-internal-cache-');
+    const t = await LocalTransport.open(home, { watch: false, env: { ...process.env, XDG_CACHE_HOME: cacheHome } });
+    try {
+      await expect(t.call(findAction('files_read')!, { query: { path: '.git/config' } })).rejects.toMatchObject({
+        status: 403,
+        details: { reason: 'internal_path' },
+      });
+      const ok = await t.call(findAction('files_read')!, { query: { path: '.obsidian/app.json' } });
+      expect(ok.status).toBe(200);
+    } finally {
+      await t.close();
+      fs.rmSync(cacheHome, { recursive: true, force: true });
+    }
   });
 });
 
