@@ -10,16 +10,17 @@ import { visible, type Scope } from '../notes/access.js';
 import {
   checkExpr,
   dateValue,
-  equals,
   evalFilter,
   evaluate,
   ExprError,
   isDate,
+  MAX_STEPS,
   numberStat,
   propertyValue,
   readsMemberOf,
   sortCompare,
   toJson,
+  uniqueValues,
   type Env,
   type FileLink,
   type FileValue,
@@ -258,11 +259,7 @@ const BUILT_IN: Record<string, (vs: Value[]) => Value> = {
   unchecked: (vs) => vs.filter((v) => v === false).length,
   empty: (vs) => vs.filter(isBlank).length,
   filled: (vs) => vs.filter((v) => !isBlank(v)).length,
-  unique: (vs) => {
-    const seen: Value[] = [];
-    for (const v of vs) if (!isBlank(v) && !seen.some((x) => equals(x, v))) seen.push(v);
-    return seen.length;
-  },
+  unique: (vs) => uniqueValues(vs.filter((v) => !isBlank(v))).length,
 };
 
 /** Checks the view's `summaries` (property id → a built-in name or a name of the base's `summaries`, whose expression parses). */
@@ -296,7 +293,9 @@ function summariesOf<R>(rows: RowInput<R>[], base: Doc, view: Doc, now: number):
     try {
       const values = rows.map((r) => propertyValue(prop, r.env));
       const src = Object.prototype.hasOwnProperty.call(custom, name) ? custom[name]! : null;
-      out[prop] = toJson(src !== null ? evaluate(src, { now, file: null, note: {}, objects: { values } }) : BUILT_IN[name.toLowerCase()]!(values));
+      // The expression walks the column: its budget grows with the rows.
+      const run = (expr: string) => evaluate(expr, { now, file: null, note: {}, objects: { values } }, MAX_STEPS + 20 * values.length);
+      out[prop] = toJson(src !== null ? run(src) : BUILT_IN[name.toLowerCase()]!(values));
     } catch (e) {
       if (!(e instanceof ExprError)) throw e;
       out[prop] = null;

@@ -370,7 +370,11 @@ export type Node =
 const MAX_DEPTH = 64;
 /** Longest expression accepted; with MAX_STEPS this bounds the work one row can cost. */
 export const MAX_EXPR_LENGTH = 2000;
-/** Nodes one evaluation may visit (list `filter`/`map`/`reduce` visit their argument once per element). */
+/**
+ * Steps one evaluation may take: a node visited is one, a list method costs
+ * its list's length (times its argument count), `filter`/`map`/`reduce`
+ * visit their argument once per element.
+ */
 export const MAX_STEPS = 100_000;
 
 export function parseExpr(src: string): Node {
@@ -532,12 +536,13 @@ interface Ctx {
   env: Env;
   formulaStack: string[];
   steps: number;
+  maxSteps: number;
   /** `value`, `index`, `acc` inside a list method's argument. */
   locals: Record<string, Value> | null;
 }
 
 function evalNode(n: Node, c: Ctx): Value {
-  if (++c.steps > MAX_STEPS) throw new ExprError(`The expression needs more than ${MAX_STEPS} steps for one row`);
+  if (++c.steps > c.maxSteps) throw new ExprError(`The expression needs more than ${c.maxSteps} steps for one row`);
   switch (n.k) {
     case 'lit':
       return n.v;
@@ -721,6 +726,11 @@ function call(n: Extract<Node, { k: 'call' }>, c: Ctx): Value {
   if (n.fn.k !== 'member') throw new ExprError('Only functions and methods can be called');
   const recv = evalNode(n.fn.obj, c);
   if (LIST_LAMBDAS.has(n.fn.name)) return listLambda(recv, n.fn.name, n.args, c);
+  // A list method walks its list (once per argument for containsAll/Any): charged per element.
+  if (Array.isArray(recv)) {
+    c.steps += recv.length * Math.max(1, n.args.length);
+    if (c.steps > c.maxSteps) throw new ExprError(`The expression needs more than ${c.maxSteps} steps for one row`);
+  }
   return method(
     recv,
     n.fn.name,
@@ -904,11 +914,8 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
         return args.some(has);
       case 'join':
         return recv.map(valueToString).join(valueToString(args[0] ?? ','));
-      case 'unique': {
-        const out: Value[] = [];
-        for (const e of recv) if (!out.some((o) => equals(o, e))) out.push(e);
-        return out;
-      }
+      case 'unique':
+        return uniqueValues(recv);
       case 'sort':
         return [...recv].sort(sortCompare);
       case 'reverse':
@@ -946,6 +953,24 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
 }
 
 const MAX_STRING = 100_000;
+
+/** A text standing for a value, equal for equal values (dates by instant), to dedupe in linear time. */
+function identity(v: Value): string {
+  if (isDate(v)) return `d${v.ms}`;
+  if (typeof v === 'string') return `s${v}`;
+  return `j${JSON.stringify(toJson(v))}`;
+}
+
+/** The distinct values of a list, first occurrence kept. */
+export function uniqueValues(list: Value[]): Value[] {
+  const seen = new Set<string>();
+  return list.filter((v) => {
+    const k = identity(v);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
 
 /** Statistics of the numbers of a list (other values ignored); null when it has none. `stddev` is the population's. */
 export function numberStat(name: 'sum' | 'mean' | 'median' | 'stddev', list: Value[]): number | null {
@@ -1114,7 +1139,7 @@ export function propertyValue(id: string, env: Env): Value {
   }
   if (parsed === null) return evaluate(id, env);
   const { ns, name } = parsed;
-  const c: Ctx = { env, formulaStack: [], steps: 0, locals: null };
+  const c: Ctx = { env, formulaStack: [], steps: 0, maxSteps: MAX_STEPS, locals: null };
   switch (ns) {
     case 'file':
       return env.file ? fileField(env.file, name, c) : null;
@@ -1133,8 +1158,8 @@ export function checkProperty(id: string, where: string): void {
 }
 
 /** Evaluates one expression against a row. Throws ExprError for a syntax error or an unknown function. */
-export function evaluate(src: string, env: Env): Value {
-  return evalNode(compile(src), { env, formulaStack: [], steps: 0, locals: null });
+export function evaluate(src: string, env: Env, maxSteps = MAX_STEPS): Value {
+  return evalNode(compile(src), { env, formulaStack: [], steps: 0, maxSteps, locals: null });
 }
 
 /** A Bases filter: a statement string, or `{ and | or | not: [filters] }`. null/undefined: everything passes. */

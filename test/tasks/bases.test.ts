@@ -150,6 +150,18 @@ describe('work is bounded', () => {
     expect(() => evaluate('"x".repeat(200000)', envOf())).toThrow(/longer than 100000 characters/);
   });
 
+  it('charges list methods per element, and dedupes in linear time', () => {
+    expect(() => evaluate('"x".repeat(60000).split("").containsAll("a", "b")', envOf())).toThrow(/more than 100000 steps/);
+    expect(ev('"x".repeat(60000).split("").containsAll("x")')).toBe(true);
+    expect(ev('"x".repeat(40000).split("").map(index).unique().length')).toBe(40000);
+  });
+
+  it('gives a summary expression a budget that grows with the rows', () => {
+    const many = Array.from({ length: 30000 }, (_, i) => ({ row: i, env: { now: NOW, file: null, note: { n: 1 } } as Env }));
+    const r = evaluateRows(many, { summaries: { twice: 'values.map(value * 2).sum()' } }, { summaries: { n: 'twice' } }, { offset: 0, limit: 1 });
+    expect(r.summaries).toEqual({ n: 60000 });
+  });
+
   it('evaluates each formula once per row, so doubling chains stay cheap', () => {
     // Without the memo the same formula costs over a billion steps and is stopped.
     expect(() => evaluate('formula.f30', { ...envOf(), memo: undefined })).toThrow(/steps/);
