@@ -136,9 +136,11 @@ describe('quire serve --vault', () => {
     const inside = await runCli(['serve', '--vault', vault, '--data', path.join(vault, 'server-state'), '--port', '0'], { timeoutMs: 60_000 });
     expect(inside.code).toBe(1);
     expect(inside.stderr).toContain('contains the data folder');
-    const missing = await runCli(['serve', '--vault', path.join(vault, 'nope'), '--port', '0'], { timeoutMs: 60_000 });
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('No folder at');
+    expect(fs.existsSync(path.join(vault, 'server-state'))).toBe(false);
+    await expect(serveVault({ vault: path.join(vault, 'nope'), port: '0', log: () => undefined })).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('--vault takes an existing folder'),
+    });
     const flag = await runCli(['serve', '--follow-symlinks', '--port', '0'], { timeoutMs: 60_000 });
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('--follow-symlinks goes with --vault');

@@ -55,18 +55,22 @@ export function existingFolder(dir: string, option = '--home'): string {
 }
 
 /** The data folder's real path (it may not exist yet: then its absolute path). */
-function realDataDir(services: Services): string {
+function realDataDir(dataDir: string): string {
   try {
-    return fs.realpathSync.native(services.config.dataDir);
+    return fs.realpathSync.native(dataDir);
   } catch {
-    return path.resolve(services.config.dataDir);
+    return path.resolve(dataDir);
   }
 }
 
-/** Refuses `home` (a real path) for `username` with the rule it breaks. */
-export function checkHomeFolder(services: Services, data: SidecarData, home: string, username: string): void {
-  const others = data.users.filter((u) => u.home_path && u.username !== username).map((u) => ({ username: u.username, home: u.home_path! }));
-  const refusal = homeRefusal(home, realDataDir(services), others);
+/**
+ * Refuses `home` (a real path) for `username` with the rule it breaks;
+ * `data` null checks the data folder alone (before it is opened, so a data
+ * folder inside a vault is refused before anything is written there).
+ */
+export function checkHomeFolder(dataDir: string, data: SidecarData | null, home: string, username: string): void {
+  const others = (data?.users ?? []).filter((u) => u.home_path && u.username !== username).map((u) => ({ username: u.username, home: u.home_path! }));
+  const refusal = homeRefusal(home, realDataDir(dataDir), others);
   if (refusal) throw new AppError('conflict', refusal.message, { details: { reason: refusal.reason, field: 'home' } });
 }
 
@@ -77,7 +81,7 @@ export async function addUser(
   const now = Date.now();
   const home = input.home === undefined ? null : existingFolder(input.home);
   const result = await services.store.transact((data) => {
-    if (home !== null) checkHomeFolder(services, data, home, input.username);
+    if (home !== null) checkHomeFolder(services.config.dataDir, data, home, input.username);
     const user = createUser(data, { ...input, now });
     if (home !== null) user.home_path = home;
     const { token } = issueSession(data, user, { kind: 'installation', installationName: 'quire admin', now, config: services.config, confirmed: true });

@@ -47,6 +47,7 @@ export async function serveVault(opts: ServeVaultOptions): Promise<RunningServer
   const log = opts.log ?? ((line: string) => console.log(line));
   const home = existingFolder(opts.vault, '--vault');
   const dataDir = opts.data ?? vaultServerDataDir(home, env);
+  checkHomeFolder(dataDir, null, home, '');
   const config = { dataDir, host: opts.host, port: opts.port, followSymlinks: opts.followSymlinks };
   // The owner and the token are settled before the server starts, so a first run prints no setup token.
   const services = await openServices(loadConfig(config, env));
@@ -55,7 +56,7 @@ export async function serveVault(opts: ServeVaultOptions): Promise<RunningServer
     const data = services.store.snapshot();
     const owner = data.users.find((u) => u.home_path === home);
     if (owner) {
-      checkHomeFolder(services, data, home, owner.username);
+      checkHomeFolder(dataDir, data, home, owner.username);
       minted = { username: owner.username, token: (await issueAdminToken(services, owner.username)).token };
     } else if (data.users.length === 0) {
       const r = await addUser(services, { username: ownerName(env), role: 'owner', home });
