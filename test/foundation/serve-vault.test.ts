@@ -209,5 +209,9 @@ describe('quire admin user add --home', () => {
     const inData = await runCli(['admin', 'user', 'add', '--data', dataDir, '--username', 'fay', '--role', 'member', '--home', dataDir], { timeoutMs: 60_000 });
     expect(inData.code).toBe(1);
     expect(inData.stderr).toContain('is inside the data folder');
+    const dataInVault = await runCli(['admin', 'user', 'add', '--data', path.join(vault, 'data'), '--username', 'gus', '--role', 'owner', '--home', vault], { timeoutMs: 60_000 });
+    expect(dataInVault.code).toBe(1);
+    expect(dataInVault.stderr).toContain('contains the data folder');
+    expect(fs.existsSync(path.join(vault, 'data'))).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { loadConfig, VERSION } from '../../core/config.js';
 import { toAppError } from '../../core/errors.js';
 import { openServices, startServer } from '../../server.js';
 import { serveMcpStdio } from '../mcp/server.js';
-import { addUser, issueAdminToken } from './admin.js';
+import { addUser, checkHomeFolder, existingFolder, issueAdminToken } from './admin.js';
 import { runDemo } from './demo.js';
 import { serveVault } from './serve-vault.js';
 import { login, logout } from './login.js';
@@ -65,7 +65,10 @@ function buildProgram(): Command {
     .option('--home <dir>', 'make this existing folder the Home, in place (default: <data>/homes/<username>)')
     .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
     .action(async (o: { username: string; role: string; displayName?: string; home?: string; data?: string }) => {
-      const services = await openServices(loadConfig({ dataDir: o.data }));
+      const config = loadConfig({ dataDir: o.data });
+      // Before the data folder is opened (and created): one inside the Home must not leave a trace there.
+      if (o.home !== undefined) checkHomeFolder(config.dataDir, null, existingFolder(o.home), o.username);
+      const services = await openServices(config);
       io.out(JSON.stringify(await addUser(services, o)));
     });
   admin
