@@ -8,6 +8,7 @@
 import type { FileEntry, NoteEntry } from '../index/home-index.js';
 import { visible, type Scope } from '../notes/access.js';
 import {
+  BudgetError,
   checkExpr,
   dateValue,
   evalFilter,
@@ -213,7 +214,7 @@ export function evaluateRows<R>(
     try {
       return toJson(propertyValue(id, env));
     } catch (e) {
-      if (e instanceof ExprError) return null;
+      if (e instanceof ExprError && !(e instanceof BudgetError)) return null;
       throw e;
     }
   };
@@ -294,10 +295,11 @@ function summariesOf<R>(rows: RowInput<R>[], base: Doc, view: Doc, now: number):
       const values = rows.map((r) => propertyValue(prop, r.env));
       const src = Object.prototype.hasOwnProperty.call(custom, name) ? custom[name]! : null;
       // The expression walks the column: its budget grows with the rows.
-      const run = (expr: string) => evaluate(expr, { now, file: null, note: {}, objects: { values } }, MAX_STEPS + 20 * values.length);
+      const budget = rows[0]?.env.budget; // one budget shared by every row of the request
+      const run = (expr: string) => evaluate(expr, { now, file: null, note: {}, objects: { values }, budget }, MAX_STEPS + 20 * values.length);
       out[prop] = toJson(src !== null ? run(src) : BUILT_IN[name.toLowerCase()]!(values));
     } catch (e) {
-      if (!(e instanceof ExprError)) throw e;
+      if (!(e instanceof ExprError) || e instanceof BudgetError) throw e;
       out[prop] = null;
     }
   }

@@ -35,6 +35,9 @@ export class ExprError extends Error {
   }
 }
 
+/** The request's step budget (Env.budget) is spent: the whole evaluation stops, not one cell. */
+export class BudgetError extends ExprError {}
+
 // ------------------------------------------------------------------ values
 
 export interface DateValue {
@@ -91,6 +94,8 @@ export interface Env {
   self?: FileValue | null;
   /** Paths of the notes linking to `path` (`file.backlinks`); absent: an empty list. */
   backlinks?: (path: string) => string[];
+  /** Steps left for the whole request, shared by every row's Env; absent: only the per-evaluation limit. */
+  budget?: { left: number };
 }
 
 export const isDate = (v: unknown): v is DateValue => typeof v === 'object' && v !== null && (v as DateValue).kind === 'date';
@@ -376,6 +381,8 @@ export const MAX_EXPR_LENGTH = 2000;
  * visit their argument once per element.
  */
 export const MAX_STEPS = 100_000;
+/** Steps one request may take over all its rows (about a second of evaluation). */
+export const REQUEST_MAX_STEPS = 20_000_000;
 
 export function parseExpr(src: string): Node {
   if (src.length > MAX_EXPR_LENGTH) throw new ExprError(`Expression longer than ${MAX_EXPR_LENGTH} characters`, MAX_EXPR_LENGTH);
@@ -1139,16 +1146,19 @@ export function propertyValue(id: string, env: Env): Value {
   }
   if (parsed === null) return evaluate(id, env);
   const { ns, name } = parsed;
-  const c: Ctx = { env, formulaStack: [], steps: 0, maxSteps: MAX_STEPS, locals: null };
-  switch (ns) {
-    case 'file':
-      return env.file ? fileField(env.file, name, c) : null;
-    case 'formula':
-      return formula(name, c);
-    case 'task':
-      return member(env.objects?.task ?? null, name, c);
-    default:
-      return Object.prototype.hasOwnProperty.call(env.note, name) ? fromYaml(env.note[name]) : null;
+  if (ns === undefined || ns === 'note') return Object.prototype.hasOwnProperty.call(env.note, name) ? fromYaml(env.note[name]) : null;
+  return run(env, MAX_STEPS, (c) => (ns === 'file' ? (env.file ? fileField(env.file, name, c) : null) : ns === 'formula' ? formula(name, c) : member(env.objects?.task ?? null, name, c)));
+}
+
+/** Runs one evaluation, then charges its steps to the request's budget. */
+function run(env: Env, maxSteps: number, body: (c: Ctx) => Value): Value {
+  const c: Ctx = { env, formulaStack: [], steps: 0, maxSteps, locals: null };
+  try {
+    return body(c);
+  } finally {
+    if (env.budget && (env.budget.left -= c.steps) < 0) {
+      throw new BudgetError('The view needs too much work in all; narrow its filters or simplify its formulas');
+    }
   }
 }
 
@@ -1159,7 +1169,8 @@ export function checkProperty(id: string, where: string): void {
 
 /** Evaluates one expression against a row. Throws ExprError for a syntax error or an unknown function. */
 export function evaluate(src: string, env: Env, maxSteps = MAX_STEPS): Value {
-  return evalNode(compile(src), { env, formulaStack: [], steps: 0, maxSteps, locals: null });
+  const node = compile(src);
+  return run(env, maxSteps, (c) => evalNode(node, c));
 }
 
 /** A Bases filter: a statement string, or `{ and | or | not: [filters] }`. null/undefined: everything passes. */

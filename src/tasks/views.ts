@@ -13,7 +13,7 @@ import { checkWritable, visible, type Scope } from '../notes/access.js';
 import { fileNameFor } from '../notes/notes.js';
 import { normalizeEtag } from '../vault/etag.js';
 import { checkSummaries, columnsOf, evaluateRows, groupsOf, homeFiles, noteFileValue, otherFileValue, readsTasks, rowsKindOf, type RowsKind } from './base-rows.js';
-import { checkFilter, checkFormulas, checkProperty, ExprError, parseDate, type Env, type FileValue, type Value } from './expr.js';
+import { checkFilter, checkFormulas, checkProperty, ExprError, parseDate, REQUEST_MAX_STEPS, type Env, type FileValue, type Value } from './expr.js';
 import { allTasks, pageLimit, pageOffset, type TaskRecord } from './tasks.js';
 import { checkTimeZone, wallClock } from './time.js';
 
@@ -333,6 +333,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
   // A credential limited to a folder sees only the backlinks from inside it.
   const backlinks = (p: string) => scope.index.backlinks(p).flatMap((b) => (visible(scope, b.from) ? [b.from] : []));
   const order = (Array.isArray(chosen.order) ? chosen.order : []).filter((o): o is string => typeof o === 'string');
+  const budget = { left: REQUEST_MAX_STEPS };
   const head = {
     id: v.id,
     path: v.path,
@@ -354,7 +355,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
     const self = baseFile ? otherFileValue(scope, baseFile, tz) : null;
     const input = homeFiles(scope).map(({ note, file }) => {
       const f = note ? noteFileValue(scope, note, tz) : otherFileValue(scope, file!, tz);
-      const env: Env = { now, file: f, note: note?.frontmatter ?? {}, formulas, memo: new Map(), self, backlinks };
+      const env: Env = { now, file: f, note: note?.frontmatter ?? {}, formulas, memo: new Map(), self, backlinks, budget };
       return { row: { note, file }, env };
     });
     const r = run(input);
@@ -377,7 +378,7 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
     const n = scope.index.noteByPath(t.path)!;
     let f = files.get(n.path);
     if (!f) files.set(n.path, (f = noteFileValue(scope, n, tz)));
-    const env: Env = { now, file: f, note: n.frontmatter ?? {}, objects: { task: taskObject(t) }, formulas, memo: new Map(), backlinks };
+    const env: Env = { now, file: f, note: n.frontmatter ?? {}, objects: { task: taskObject(t) }, formulas, memo: new Map(), backlinks, budget };
     return { row: t, env };
   });
   const r = run(input);

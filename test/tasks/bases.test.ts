@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSummaries, columnsOf, evaluateRows, groupsOf, rowsKindOf } from '../../src/tasks/base-rows.js';
 import {
+  BudgetError,
   checkExpr,
   checkFormulas,
   evaluate,
@@ -160,6 +161,16 @@ describe('work is bounded', () => {
     const many = Array.from({ length: 30000 }, (_, i) => ({ row: i, env: { now: NOW, file: null, note: { n: 1 } } as Env }));
     const r = evaluateRows(many, { summaries: { twice: 'values.map(value * 2).sum()' } }, { summaries: { n: 'twice' } }, { offset: 0, limit: 1 });
     expect(r.summaries).toEqual({ n: 60000 });
+  });
+
+  it('stops the whole view, not one cell, when the request budget shared by its rows is spent', () => {
+    const budget = { left: 5000 };
+    const rows = () => Array.from({ length: 1000 }, (_, i) => ({ row: i, env: { now: NOW, file: null, note: { n: i }, budget } as Env }));
+    expect(() => evaluateRows(rows(), { filters: '[n, n, n].map(value + 1).length == 3' }, {}, { offset: 0, limit: 10 })).toThrow(BudgetError);
+    budget.left = 5000;
+    expect(() => evaluateRows(rows(), {}, { order: ['[n, n, n].map(value + 1)'] }, { offset: 0, limit: 1000 })).toThrow(/too much work in all/);
+    budget.left = 5000;
+    expect(evaluateRows(rows(), {}, { order: ['n'] }, { offset: 0, limit: 1000 }).items).toHaveLength(1000);
   });
 
   it('evaluates each formula once per row, so doubling chains stay cheap', () => {
