@@ -6,9 +6,9 @@
  * Everything structural (what is code, a heading, a list item, a text run)
  * is decided independently by each implementation.
  */
-import { parseDocument } from 'yaml';
 import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from './facts.js';
 import { parseSimpleYaml } from './simple-yaml.js';
+import { parseYamlDocument } from './yaml-limits.js';
 
 // ---------------------------------------------------------------- frontmatter
 
@@ -24,7 +24,7 @@ export function parseFrontmatterYaml(raw: string): ParsedFrontmatter {
   if (simple !== undefined) return { data: simple, error: null };
   let doc;
   try {
-    doc = parseDocument(raw, { prettyErrors: false });
+    doc = parseYamlDocument(raw);
   } catch (e) {
     return { data: null, error: e instanceof Error ? e.message : String(e) };
   }

@@ -5,22 +5,44 @@
  * lines), so untouched keys, comments, quoting, the body and the file's line
  * endings stay as they were.
  */
-import YAML, { isMap, isScalar, type Pair } from 'yaml';
+import YAML, { isMap, isScalar, isSeq, type Pair } from 'yaml';
 import { AppError } from '../core/errors.js';
 import type { TextRange } from '../markdown/facts.js';
+import { parseYamlDocument } from '../markdown/yaml-limits.js';
 
 /** `undefined` leaves a key alone; `null` removes it; anything else sets it. */
 export type FrontmatterChanges = Record<string, unknown>;
 
-/** One `key: value` in the house style: lists of plain values inline, `[a, b]`. */
-export function renderPair(key: string, value: unknown): string {
+/**
+ * How the file writes lists of plain values: inline `[a, b]` (`flow`), or one
+ * `- item` per line with the dash `indent` columns in from its key.
+ */
+export interface ListStyle {
+  flow: boolean;
+  indent: number;
+}
+/** The house style, for a file without lists. */
+export const HOUSE_LIST_STYLE: ListStyle = { flow: true, indent: 2 };
+
+/** One `key: value`, lists of plain values in `style`; lists of mappings or lists are always block lists. */
+export function renderPair(key: string, value: unknown, style: ListStyle = HOUSE_LIST_STYLE): string {
   const doc = new YAML.Document({ [key]: value });
   YAML.visit(doc, {
     Seq(_, node) {
-      if (node.items.every((i) => isScalar(i))) node.flow = true;
+      if (style.flow && node.items.every((i) => isScalar(i))) node.flow = true;
     },
   });
-  return doc.toString({ flowCollectionPadding: false, lineWidth: 0 }).replace(/\n$/, '');
+  return doc
+    .toString({ flowCollectionPadding: false, lineWidth: 0, indentSeq: style.indent > 0, indent: Math.max(2, style.indent) })
+    .replace(/\n$/, '');
+}
+
+/** The style of a list value as written in `inner`, or null when the node is not a list. */
+function listStyleOf(inner: string, node: YAML.Node | null | undefined): ListStyle | null {
+  if (!isSeq(node) || !node.range) return null;
+  if (node.flow) return { flow: true, indent: 2 };
+  const at = node.range[0];
+  return { flow: false, indent: at - (inner.lastIndexOf('\n', at - 1) + 1) };
 }
 
 interface Edit {
@@ -31,7 +53,12 @@ interface Edit {
 
 /** Applies changes to the YAML text between the fences (always `\n` line endings here). */
 function editYaml(inner: string, changes: FrontmatterChanges): string {
-  const doc = YAML.parseDocument(inner);
+  const doc = parseYamlDocument(inner);
+  if (doc.errors.length > 0) {
+    throw new AppError('conflict', `The note's frontmatter is not valid YAML (${doc.errors[0]!.message}); fix it before changing its properties`, {
+      details: { reason: 'invalid_frontmatter' },
+    });
+  }
   const map = doc.contents;
   if (map !== null && !isMap(map)) {
     throw new AppError('conflict', 'The note\'s frontmatter is not a mapping of keys; fix it before changing its properties', {
@@ -40,11 +67,16 @@ function editYaml(inner: string, changes: FrontmatterChanges): string {
   }
   const edits: Edit[] = [];
   let appended = '';
+  const pairs = (map?.items ?? []) as Array<Pair<YAML.Node, YAML.Node | null>>;
+  // A list keeps the style it is written in; a new list takes the style of the file's first list.
+  let fileStyle: ListStyle | null = null;
+  for (const p of pairs) if ((fileStyle = listStyleOf(inner, p.value))) break;
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) continue;
-    const pair = map?.items.find((p) => isScalar(p.key) && String(p.key.value) === key) as Pair<YAML.Scalar, YAML.Node | null> | undefined;
+    const pair = pairs.find((p) => isScalar(p.key) && String(p.key.value) === key) as Pair<YAML.Scalar, YAML.Node | null> | undefined;
+    const style = listStyleOf(inner, pair?.value) ?? fileStyle ?? HOUSE_LIST_STYLE;
     if (!pair) {
-      if (value !== null) appended += renderPair(key, value) + '\n';
+      if (value !== null) appended += renderPair(key, value, style) + '\n';
       continue;
     }
     const start = pair.key.range![0];
@@ -56,7 +88,7 @@ function editYaml(inner: string, changes: FrontmatterChanges): string {
       const nl = inner.indexOf('\n', Math.max(end - 1, start));
       edits.push({ start: lineStart, end: nl < 0 ? inner.length : nl + 1, text: '' });
     } else {
-      edits.push({ start, end, text: renderPair(key, value) });
+      edits.push({ start, end, text: renderPair(key, value, style) });
     }
   }
   let out = inner;

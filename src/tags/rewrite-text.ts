@@ -7,11 +7,12 @@
  * their parent (`#a/b` becomes `#x/b` when `a` becomes `x`); matching is
  * case-insensitive; the new spelling is written as given.
  */
-import YAML, { isMap, isScalar, isSeq, type Scalar } from 'yaml';
+import { isMap, isScalar, isSeq, type Scalar } from 'yaml';
 import { AppError } from '../core/errors.js';
 import { dedupeTags, isValidTag } from '../markdown/common.js';
 import { extractFacts } from '../markdown/extract.js';
 import type { NoteFacts } from '../markdown/facts.js';
+import { parseYamlDocument } from '../markdown/yaml-limits.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
 
 export interface LineChange {
@@ -78,7 +79,7 @@ function expectedFrontmatterTags(facts: NoteFacts, oldLower: string, oldLen: num
 function surgicalFrontmatter(text: string, facts: NoteFacts, oldLower: string, oldLen: number, newTag: string): { edits: Edit[]; count: number } | null {
   const inner = innerRange(text, facts.frontmatterRange!);
   const yaml = text.slice(inner.start, inner.end);
-  const doc = YAML.parseDocument(yaml);
+  const doc = parseYamlDocument(yaml);
   if (doc.errors.length > 0 || !isMap(doc.contents)) return null;
   const edits: Edit[] = [];
   let count = 0;
