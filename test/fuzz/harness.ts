@@ -280,7 +280,9 @@ export async function startRig(opts: { label: string }): Promise<FuzzRig> {
     canaryFiles,
     token: () => token,
     async renewToken() {
-      token = (await issueAdminToken(services, username)).token;
+      // By id: the fuzz user may have renamed itself (update_profile).
+      const now = services.store.snapshot().users.find((u) => u.id === owner.user.id)!;
+      token = (await issueAdminToken(services, now.username)).token;
     },
     tokens,
     stats,

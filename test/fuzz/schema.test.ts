@@ -72,6 +72,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   console.log(`${rig.summary('schema')} seed=${SEED}`);
+  for (const line of describeFindings(rig.findings)) console.log(`  ${line}`);
   await rig.close();
 });
 

@@ -73,6 +73,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   console.log(rig.summary('symlinks'));
+  for (const line of describeFindings(rig.findings)) console.log(`  ${line}`);
   await rig.close();
 });
 
