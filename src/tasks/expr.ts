@@ -812,6 +812,10 @@ function globalCall(name: string, argNodes: Node[], c: Ctx): Value {
     case 'link':
     case 'file':
       return typeof args[0] === 'string' ? args[0] : isFile(args[0]) ? args[0] : null;
+    case 'random':
+      return Math.random();
+    case 'escapeHTML':
+      return valueToString(args[0] ?? null).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
     default:
       throw new ExprError(`Unknown function ${name}()`);
   }
@@ -881,8 +885,10 @@ function method(recv: Value, name: string, args: Value[], c: Ctx): Value {
         return s.replace(/\b\w/g, (ch) => ch.toUpperCase());
       case 'slice':
         return s.slice(Number(args[0] ?? 0), args[1] === undefined ? undefined : Number(args[1]));
-      case 'split':
-        return s.split(strs[0] ?? '');
+      case 'split': {
+        const parts = s.split(strs[0] ?? '');
+        return typeof args[1] === 'number' ? parts.slice(0, Math.max(0, args[1])) : parts;
+      }
       case 'replace':
         return s.split(strs[0] ?? '').join(strs[1] ?? '');
       case 'reverse':
@@ -1020,7 +1026,7 @@ export function relativeTime(deltaMs: number): string {
   return deltaMs > 0 ? `in ${text}` : `${text} ago`;
 }
 
-const FUNCTIONS = new Set(['if', 'now', 'today', 'date', 'list', 'number', 'min', 'max', 'link', 'file']);
+const FUNCTIONS = new Set(['if', 'now', 'today', 'date', 'list', 'number', 'min', 'max', 'link', 'file', 'random', 'escapeHTML']);
 const METHODS = new Set([
   // any
   'isTruthy', 'isEmpty', 'toString', 'isType',

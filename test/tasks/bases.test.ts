@@ -96,6 +96,9 @@ describe('expressions file bases use', () => {
     ['meta.keys()', ['pages', 'isbn']],
     ['meta.values()', [412, 'x']],
     ['"ab".repeat(3)', 'ababab'],
+    ['"a,b,c".split(",", 2)', ['a', 'b']],
+    ['escapeHTML("<b>Tom & \'Jerry\'</b>")', '&#60;b&#62;Tom &#38; &#39;Jerry&#39;&#60;/b&#62;'],
+    ['random() >= 0 && random() < 1', true],
     ['note["date read"]', '2026-03-04'],
     ['date(note["date read"]).year', 2026],
     // a known method on the wrong type is null, like a missing property
@@ -391,5 +394,48 @@ describe('summaries', () => {
     expect(() => checkSummaries(base, { summaries: { rating: 'Mode' } })).toThrow(/unknown summary "Mode"/);
     expect(() => checkSummaries({ summaries: { bad: 'values.nope()' } }, { summaries: { rating: 'bad' } })).toThrow(/Unknown method nope/);
     expect(() => checkSummaries({}, { summaries: ['Average'] })).toThrow(/mapping/);
+  });
+});
+
+describe("the syntax page's example base", () => {
+  // The complete example of help.obsidian.md/bases/syntax, as YAML would parse it.
+  const doc = {
+    filters: { or: ['file.hasTag("tag")', { and: ['file.hasTag("book")', 'file.hasLink("Textbook")'] }, { not: ['file.hasTag("book")', 'file.inFolder("Required Reading")'] }] },
+    formulas: { formatted_price: 'if(price, price.toFixed(2) + " dollars")', ppu: '(price / age).toFixed(2)' },
+    properties: { status: { displayName: 'Status' }, 'formula.formatted_price': { displayName: 'Price' }, 'file.ext': { displayName: 'Extension' } },
+    summaries: { customAverage: 'values.mean().round(3)' },
+    views: [
+      {
+        type: 'table',
+        name: 'My table',
+        limit: 10,
+        groupBy: { property: 'note.age', direction: 'DESC' },
+        filters: { and: ['status != "done"', { or: ['formula.ppu > 5', 'price > 2.1'] }] },
+        order: ['file.name', 'file.ext', 'note.age', 'formula.ppu', 'formula.formatted_price'],
+        summaries: { 'formula.ppu': 'Average', 'note.age': 'customAverage' },
+      },
+    ],
+  };
+  const fileOf = (p: string, tags: string[]): FileValue => ({ kind: 'file', path: p, size: 1, mtime: NOW, ctime: NOW, tags, links: [], properties: {} });
+  const rows = [
+    { f: fileOf('Shop/Pen.md', ['tag']), note: { price: 12.5, age: 2, status: 'open' } },
+    { f: fileOf('Shop/Cup.md', []), note: { price: 3, age: 3, status: 'open' } },
+    { f: fileOf('Shop/Old.md', ['tag']), note: { price: 9, age: 3, status: 'done' } },
+    { f: fileOf('Required Reading/Book.md', ['book']), note: { price: 30, age: 1, status: 'open' } },
+  ].map((r) => ({ row: r.f.path, env: { now: NOW, file: r.f, note: r.note, formulas: doc.formulas as Record<string, string>, memo: new Map() } as Env }));
+
+  it('is a file base, passes the checks, and evaluates', () => {
+    expect(rowsKindOf(doc)).toBe('files');
+    const view = doc.views[0]!;
+    expect(() => checkSummaries(doc, view)).not.toThrow();
+    expect(() => checkFormulas(doc.formulas)).not.toThrow();
+    const r = evaluateRows(rows, doc, view, { offset: 0, limit: 10 }, NOW);
+    // Cup has no tag (the not group keeps it), Old is done, Book is a book in Required Reading.
+    expect(r.items.map((i) => i.row)).toEqual(['Shop/Cup.md', 'Shop/Pen.md']);
+    expect(r.items.map((i) => i.group)).toEqual([3, 2]);
+    expect(r.items[1]!.values).toEqual({ 'file.name': 'Pen.md', 'file.ext': 'md', 'note.age': 2, 'formula.ppu': '6.25', 'formula.formatted_price': '12.50 dollars' });
+    // toFixed makes ppu text: Average has no numbers to average.
+    expect(r.summaries).toEqual({ 'formula.ppu': null, 'note.age': 2.5 });
+    expect(columnsOf(doc, view.order).map((c) => c.name)).toEqual(['file.name', 'Extension', 'note.age', 'formula.ppu', 'Price']);
   });
 });
