@@ -128,6 +128,9 @@ describe('expressions file bases use', () => {
     ['this.file.name', 'Books.base'],
     ['this.path', 'Views/Books.base'],
     ['file.inFolder(this.file.folder)', false],
+    ['file.hasLink(this.file)', false],
+    ['file.hasLink(file("People/Herbert.md"))', true],
+    ['file.backlinks.contains(file("Reading/2026.md"))', true],
     // formulas
     ['formula.stars', '★★★★★'],
     ['formula.perStar', 82.4],
