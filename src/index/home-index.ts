@@ -146,8 +146,9 @@ function createdOf(facts: AnyFacts, stat: FileStat): number {
     const c = parseCreated(fm['created']) ?? parseCreated(fm['date']);
     if (c !== null) return c;
   }
-  if (stat.birthtimeMs !== undefined && stat.birthtimeMs > 0) return stat.birthtimeMs;
-  return stat.mtimeMs;
+  // Whole milliseconds: file systems give fractional ones, and every time the API returns is an integer.
+  if (stat.birthtimeMs !== undefined && stat.birthtimeMs > 0) return Math.floor(stat.birthtimeMs);
+  return Math.floor(stat.mtimeMs);
 }
 
 /** When a note seen now for the first time with an id began to claim it: its file's birth, where the file system keeps one. */
@@ -179,7 +180,7 @@ function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: string):
     size: stat.size,
     mtimeMs: stat.mtimeMs,
     created: createdOf(facts, stat),
-    updated: stat.mtimeMs,
+    updated: Math.floor(stat.mtimeMs),
     wordCount: facts.wordCount,
     headings: facts.headings,
     facts,
@@ -287,7 +288,7 @@ export class HomeIndex {
       e.etag = stat.etag;
       e.size = stat.size;
       e.mtimeMs = stat.mtimeMs;
-      e.updated = stat.mtimeMs;
+      e.updated = Math.floor(stat.mtimeMs);
       e.created = createdOf(facts, stat);
     } else {
       this.putNote(path, facts, stat, searchFed);
