@@ -157,6 +157,11 @@ const fmtTime = (minutesOfDay: number) => {
 };
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
+/** `HH:MM` plus `minutes`, on a 24-hour clock (past midnight wraps): the end of an entry timed "now" with a `for …` duration. */
+export function endAfter(start: string, minutes: number): string {
+  return fmtTime(toMinutes(start) + minutes);
+}
+
 function utcMs(y: number, mo: number, d: number, h = 0, mi = 0): number {
   const dt = new Date(Date.UTC(2000, 0, 1, h, mi));
   dt.setUTCFullYear(y, mo - 1, d);

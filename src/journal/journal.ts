@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import moment from 'moment';
 import { AppError, errors } from '../core/errors.js';
-import { parseComposer, type ComposerSpan } from '../composer/composer.js';
+import { endAfter, parseComposer, type ComposerSpan } from '../composer/composer.js';
 import { ifMatchAccepts } from '../vault/etag.js';
 import { checkVisible, checkWritable, visible, type Scope } from '../notes/access.js';
 import { createNote, updateNote } from '../notes/notes.js';
@@ -392,11 +392,13 @@ export async function prepareCreate(scope: Scope, body: Record<string, unknown>,
     if (e instanceof AppError) throw errors.badRequest(e.message, { field: `${field}.${(e as { field?: string }).field ?? 'text'}` });
     throw e;
   }
+  const start = parsed.start ?? now.time;
   return {
     field,
     date: parsed.date ?? now.date,
-    start: parsed.start ?? now.time,
-    end: parsed.end,
+    start,
+    // `Walk for 30m` names no time: the entry starts now and the duration gives its end.
+    end: parsed.end ?? (parsed.duration_minutes !== null ? endAfter(start, parsed.duration_minutes) : null),
     text: escapeText(withoutSpans(text, parsed.spans, CUT_KINDS)),
     zone,
     attachments: await checkAttachments(scope, body.attachments, `${field}.attachments`, true),
