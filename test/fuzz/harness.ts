@@ -97,11 +97,11 @@ export interface FuzzRig {
   /** Live session of the fuzz user (an owner), reissued when an action ends it. */
   token(): string;
   renewToken(): Promise<void>;
-  tokens: { readOnly: string; prefix: string; member: string };
+  tokens: { readOnly: string; prefix: string };
   stats: Stats;
   findings: Finding[];
   send(action: string, req: RawRequest): Promise<RawResponse>;
-  /** Checks one answer; `secretFree` false skips the canary search (e.g. a raw body the caller sent back). */
+  /** Checks one answer: status, envelope, time, canaries. */
   check(action: string, req: RawRequest, res: RawResponse): void;
   record(kind: FindingKind, action: string, req: RawRequest, res: Pick<RawResponse, 'status' | 'text'>): void;
   snapshotOutside(): Map<string, string>;
@@ -125,7 +125,7 @@ function rawRequest(base: URL, req: RawRequest): Promise<RawResponse> {
     let r: http.ClientRequest;
     try {
       r = http.request(
-        { host: base.hostname, port: base.port, method: req.method, path: req.target, headers: req.headers, agent, insecureHTTPParser: false },
+        { host: base.hostname, port: base.port, method: req.method, path: req.target, headers: req.headers, agent },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
@@ -230,10 +230,8 @@ export async function startRig(opts: { label: string }): Promise<FuzzRig> {
   const services = server.services;
   const username = 'fuzz';
   const owner = await addUser(services, { username, role: 'owner' });
-  const vic = await addUser(services, { username: 'vic', role: 'member' });
-  void vic;
+  await addUser(services, { username: 'vic', role: 'member' });
   plant(path.join(dataDir, 'homes', 'vic', 'Notes', 'Victim.md'), 'VICTIM');
-  const member = await addUser(services, { username: 'mem', role: 'member' });
   const home = path.join(dataDir, 'homes', username);
   let token = owner.token;
 
@@ -255,7 +253,6 @@ export async function startRig(opts: { label: string }): Promise<FuzzRig> {
   const tokens = {
     readOnly: await ap({ name: 'ro', scopes: ['data', 'account', 'admin'].map((scope) => ({ scope, access: 'read' })) }),
     prefix: await ap({ name: 'sub', home_prefix: 'Sub', scopes: [{ scope: 'data', access: 'write' }] }),
-    member: member.token,
   };
 
   const stats: Stats = { requests: 0, '5xx': 0, hangs: 0, escapes: 0, breaches: 0, envelope: 0, transport: 0, classes: {} };
