@@ -176,17 +176,17 @@ describe('frontmatter', () => {
     let block = '---\nid: hand-block\ny:\n';
     for (let i = 0; i < 3000; i++) block += ' '.repeat(i + 1) + '- \n';
     write('Notes/Hand block.md', `${block}---\n# Hand block\n`);
-    const [deep, blockNote] = await eventually(async () => {
+    const [deep, blockNote] = (await eventually(async () => {
       const notes = await allNotes();
       const d = notes.find((n) => n.path === 'Notes/Hand deep.md');
       const b = notes.find((n) => n.path === 'Notes/Hand block.md');
-      return d && b ? [d, b] : null;
-    }, 15_000);
-    expect(deep!.title).toBe('Hand deep');
-    expect(blockNote!.title).toBe('Hand block');
-    const got = await api('GET', `/api/v1/notes/${deep!.id}`);
+      return d && b ? ([d, b] as const) : null;
+    }, 15_000))!;
+    expect(deep.title).toBe('Hand deep');
+    expect(blockNote.title).toBe('Hand block');
+    const got = await api('GET', `/api/v1/notes/${deep.id}`);
     expect(got.status).toBe(200);
-    const edit = await api('PUT', `/api/v1/notes/${deep!.id}`, { headers: { 'if-match': got.body.etag }, body: { title: 'New' } });
+    const edit = await api('PUT', `/api/v1/notes/${deep.id}`, { headers: { 'if-match': got.body.etag }, body: { title: 'New' } });
     expect(edit.status).toBe(409);
     expect(edit.body.error.details.reason).toBe('invalid_frontmatter');
     expect((await inst.api('GET', '/api/v1/system/info')).status).toBe(200);
