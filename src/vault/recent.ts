@@ -3,11 +3,19 @@
  * can flag (or drop) the file-system events they cause instead of having the
  * index process the same change twice.
  *
- * Matching is by content, never by time alone: an event is "own" only if the
- * file on disk is still what the server wrote (same ETag, or same
- * inode/size/mtime for a file the server moved) or is still absent after the
- * server deleted it. An outside edit that lands within the TTL therefore
- * never hides behind an own write. Entries expire after `ttlMs`
+ * Only the echo of the server's latest change to a path counts as own
+ * (docs/vault-disk.md, "Own writes"):
+ * - a write: the file is the very one the server renamed into place (same
+ *   inode, size and mtime), not merely one with the same bytes. A file that
+ *   git or a person deleted and wrote back with identical bytes is a new
+ *   file, and the index must see it;
+ * - a move: the moved file, untouched (rename keeps inode, size and mtime);
+ * - a delete: the path is still absent.
+ * Earlier entries of the same path never match (the disk has moved on from
+ * them), and once the watcher has reported a change of the path as not own
+ * (`forget`), nothing recorded before counts any more: a folder moved out of
+ * the Home and back brings back the very inodes the server wrote, yet the
+ * index dropped them when they left. Entries expire after `ttlMs`
  * (default 30 s); an expired entry only costs one redundant re-index.
  */
 
@@ -35,6 +43,8 @@ export type ObservedState =
 /** What the watcher needs; RecentWrites implements it. */
 export interface OwnWriteCheck {
   isOwn(path: string, state: ObservedState): Promise<boolean>;
+  /** The watcher reported a change of `path` as not own: earlier records of it no longer describe the disk. */
+  forget?(path: string): void;
 }
 
 type Entry =
@@ -63,7 +73,16 @@ export class RecentWrites implements OwnWriteCheck {
 
   /** The server wrote `etag` to `path` (sig: the file's stat after the write, if known). */
   noteWrite(path: string, etag: string, sig?: FileSig): void {
-    this.add(path, sig ? { kind: 'written', etag, sig, at: this.now() } : { kind: 'written', etag, at: this.now() });
+    if (sig) {
+      // The signature taken after the rename completes the entry noted just before it.
+      const last = this.entries.get(path)?.at(-1);
+      if (last?.kind === 'written' && last.etag === etag && !last.sig) {
+        last.sig = sig;
+        last.at = this.now();
+        return;
+      }
+      this.add(path, { kind: 'written', etag, sig, at: this.now() });
+    } else this.add(path, { kind: 'written', etag, at: this.now() });
   }
 
   /** The server moved an untouched file to `path`; rename keeps inode, size and mtime. */
@@ -96,20 +115,24 @@ export class RecentWrites implements OwnWriteCheck {
     return this.entries.size;
   }
 
+  /** Drops every record of `path`. */
+  forget(path: string): void {
+    this.entries.delete(path);
+  }
+
   async isOwn(path: string, state: ObservedState): Promise<boolean> {
-    const list = this.get(path);
-    if (list.length === 0) return false;
-    if (!state.exists) return list.some((e) => e.kind === 'deleted');
-    if (list.some((e) => (e.kind === 'moved' || e.kind === 'written') && e.sig && sameSig(e.sig, state.sig))) return true;
-    const etags = list.flatMap((e) => (e.kind === 'written' ? [e.etag] : []));
-    if (etags.length === 0) return false;
-    let current: string;
+    const last = this.get(path).at(-1);
+    if (last === undefined) return false;
+    if (last.kind === 'deleted') return !state.exists;
+    if (!state.exists) return false;
+    if (last.sig) return sameSig(last.sig, state.sig);
+    // Noted before the rename and not yet completed: the write is under way, so its bytes settle it.
+    if (last.kind !== 'written') return false;
     try {
-      current = await state.readEtag();
+      return (await state.readEtag()) === last.etag;
     } catch {
       return false;
     }
-    return etags.includes(current);
   }
 
   /** Drops expired entries; runs at most once per second of activity. */

@@ -35,6 +35,13 @@ export interface ScanItem {
   abs: string;
   /** The ETag the index has for this path: when the bytes still hash to it, no facts are extracted. */
   knownEtag: string | null;
+  /** The path is a symlink to follow (followSymlinks); otherwise the file is opened with O_NOFOLLOW. */
+  link: boolean;
+}
+
+/** Open flags for a scanned file: a regular file that became a symlink since the walk is not read through it. */
+export function scanOpenFlags(it: ScanItem): number {
+  return it.link ? fs.constants.O_RDONLY : fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW;
 }
 
 export interface ScanResult {
@@ -167,7 +174,7 @@ export async function scanInline(items: ScanItem[], concurrency: number, onResul
       const it = items[next++]!;
       let bytes: Buffer;
       try {
-        bytes = await fs.promises.readFile(it.abs);
+        bytes = await fs.promises.readFile(it.abs, { flag: scanOpenFlags(it) });
       } catch {
         onResult({ rel: it.rel, etag: null, facts: null, text: null, fed: false });
         continue;

@@ -14,7 +14,7 @@ import { NumsSink } from '../index/link-table.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
-import type { ScanBatch, ScanFinished, ScanItem, ScanRequest, ScanRow } from './scan-pool.js';
+import { scanOpenFlags, type ScanBatch, type ScanFinished, type ScanItem, type ScanRequest, type ScanRow } from './scan-pool.js';
 
 const port = parentPort!;
 
@@ -52,8 +52,8 @@ const fullText = new PartialBuilder();
  * file's size first, and the bytes are only hashed and decoded here.
  */
 let buffer = Buffer.allocUnsafe(1 << 16);
-function readWhole(abs: string): Buffer {
-  const fd = fs.openSync(abs, 'r');
+function readWhole(abs: string, flags: number): Buffer {
+  const fd = fs.openSync(abs, flags);
   try {
     let n = 0;
     for (;;) {
@@ -78,7 +78,7 @@ function scan(items: ScanItem[]): ScanBatch {
   for (const it of items) {
     let bytes: Buffer;
     try {
-      bytes = readWhole(it.abs);
+      bytes = readWhole(it.abs, scanOpenFlags(it));
     } catch {
       results.push([it.rel, null, null]);
       continue;

@@ -19,7 +19,7 @@ import { etagOf } from './etag.js';
 import { Home, type HomeEvent } from './home.js';
 import { isIgnoredPath, isTempName } from './ignore.js';
 import { PARALLEL_MIN, ScanPool, scanInline, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
-import type { HomeWatcher, WatchChange } from './watcher.js';
+import type { HomeWatcher, WatchChange, WatcherStats } from './watcher.js';
 
 export interface VaultProgress {
   done: number;
@@ -40,6 +40,12 @@ export interface VaultOptions {
   onError?: (err: unknown) => void;
   /** Asked for a full garbage collection after the opening and each snapshot save (default: the process's; null: never). */
   heapCompaction?: HeapCompaction | null;
+  /**
+   * Index files and folders that symlinks lead to outside the Home, under
+   * the link's path (default false: no link is followed). For a person
+   * serving their own vault alone; docs/vault-disk.md, "Symlinks".
+   */
+  followSymlinks?: boolean;
 }
 
 export interface ScanStats {
@@ -60,6 +66,8 @@ interface FoundFile {
   size: number;
   mtimeMs: number;
   birthtimeMs: number;
+  /** Reached through a symlink to a file (followSymlinks only): opened following the link. */
+  link: boolean;
 }
 
 /** Vanished, a dangling link or a link loop: not content. */
@@ -71,23 +79,54 @@ function statOrNull(abs: string): fs.Stats | null {
   }
 }
 
+function isInside(rootReal: string, real: string): boolean {
+  return real === rootReal || real.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
+}
+
+/** Where a symlink leads when it leaves the Home; null for a link inside it, a dangling link or a loop. */
+function outsideTarget(abs: string, rootReal: string): { real: string; st: fs.Stats } | null {
+  let real: string;
+  try {
+    real = fs.realpathSync(abs);
+  } catch {
+    return null;
+  }
+  if (isInside(rootReal, real)) return null;
+  const st = statOrNull(real);
+  return st ? { real, st } : null;
+}
+
 /**
  * Every file of the Home with its stat. Synchronous calls in slices of
  * WALK_SLICE entries, with the event loop free between slices: a promise
  * per stat costs several times the system call itself (10k files: ~70 ms
  * this way, ~450 ms with fs.promises).
+ *
+ * Symlinks are not followed: a link that stays in the Home would index its
+ * target twice (the target is indexed under its own path), and one that
+ * leaves it would index what it points at. With `follow`, links out of
+ * the Home are followed, files and folders, under the link's path; a
+ * folder reached twice (a loop, two links to one place) is walked once.
  */
-async function walk(root: string, onFile: (f: FoundFile) => void): Promise<FoundFile[]> {
+async function walk(root: string, follow: boolean, onFile: (f: FoundFile) => void): Promise<FoundFile[]> {
   const out: FoundFile[] = [];
+  const rootReal = fs.realpathSync(root);
   const dirs = [''];
+  const walked = new Set<string>();
   let budget = WALK_SLICE;
+  const found = (childRel: string, st: fs.Stats, link: boolean) => {
+    const f = { rel: childRel, abs: path.join(root, childRel), size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs, link };
+    out.push(f);
+    onFile(f);
+  };
   while (dirs.length > 0) {
     const rel = dirs.shift()!;
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(rel ? path.join(root, rel) : root, { withFileTypes: true });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || (rel !== '' && (code === 'ENOTDIR' || code === 'ELOOP'))) continue;
       throw e;
     }
     for (const ent of entries) {
@@ -95,13 +134,15 @@ async function walk(root: string, onFile: (f: FoundFile) => void): Promise<Found
       if (isTempName(ent.name) || isIgnoredPath(childRel)) continue;
       if (ent.isDirectory()) {
         dirs.push(childRel);
-      } else if (ent.isFile() || ent.isSymbolicLink()) {
-        const abs = path.join(root, childRel);
-        const st = statOrNull(abs);
-        if (st?.isFile()) {
-          const f = { rel: childRel, abs, size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs };
-          out.push(f);
-          onFile(f);
+      } else if (ent.isFile()) {
+        const st = statOrNull(path.join(root, childRel));
+        if (st?.isFile()) found(childRel, st, false);
+      } else if (follow && ent.isSymbolicLink()) {
+        const target = outsideTarget(path.join(root, childRel), rootReal);
+        if (target?.st.isFile()) found(childRel, target.st, true);
+        else if (target?.st.isDirectory() && !walked.has(target.real)) {
+          walked.add(target.real);
+          dirs.push(childRel);
         }
       }
       if (--budget === 0) {
@@ -138,6 +179,10 @@ export class Vault {
   private saving: Promise<void> | null = null;
   private readonly listeners = new Set<(change: VaultChange) => void>();
   private readonly compaction: HeapCompaction | null;
+  /** realpath of the root, to tell a file from one reached through a link. */
+  private rootReal: string | null = null;
+  /** For each watcher batch being applied: the paths the server changed meanwhile. */
+  private readonly ownDuringBatches = new Set<Set<string>>();
 
   constructor(private readonly opts: VaultOptions) {
     this.root = path.resolve(opts.root);
@@ -169,6 +214,11 @@ export class Vault {
     return this.index;
   }
 
+  /** The watcher's counters (null without one); `idle` is false while outside changes wait or are being applied. */
+  watcherStats(): WatcherStats | null {
+    return this.watcher?.stats() ?? null;
+  }
+
   /** Subscribes to every content change (the server's own and external ones). */
   onChange(cb: (change: VaultChange) => void): () => void {
     this.listeners.add(cb);
@@ -188,6 +238,7 @@ export class Vault {
       this.watcher = this.home.watch({
         debounceMs: this.opts.debounceMs ?? 50,
         dropOwnWrites: true,
+        followSymlinks: this.opts.followSymlinks === true,
         onBatch: (changes) => this.onBatch(changes),
         onError: (e) => this.report(e),
       });
@@ -222,7 +273,7 @@ export class Vault {
   /** Walks the Home and reads into `index` what it lacks; `pool()` gives the scan threads (started on first call). */
   private async scan(index: HomeIndex, threads: number, cold: boolean, pool: () => ScanPool): Promise<void> {
     let notesFound = 0;
-    const found = await walk(this.root, (f) => {
+    const found = await walk(this.root, this.opts.followSymlinks === true, (f) => {
       if (cold && threads > 1 && isNotePath(f.rel) && ++notesFound === PARALLEL_MIN) pool();
     });
     this.progress = { done: 0, total: found.length };
@@ -269,7 +320,7 @@ export class Vault {
       const before = index.statOf(f.rel);
       // Known bytes skip fact extraction, unless the full text lacks them (then the text is needed).
       const known = before && index.noteByPath(f.rel) && textInStep(f.rel, before.etag) ? before.etag : null;
-      return { rel: f.rel, abs: f.abs, knownEtag: known };
+      return { rel: f.rel, abs: f.abs, knownEtag: known, link: f.link };
     });
     if (items.length >= PARALLEL_MIN && threads > 1) {
       index.fullText.addPartials(await pool().run(items, take));
@@ -299,10 +350,56 @@ export class Vault {
     await this.applyBatch(changes);
   }
 
+  /**
+   * The bytes and stat of a Home file for the index; null when it must not
+   * be indexed: gone, not a regular file, or reached through a symlink
+   * (unless `followSymlinks` and the link leads out of the Home). The last
+   * component is opened with O_NOFOLLOW, so a file swapped for a link after
+   * the check is not read either.
+   */
+  private async readContent(rel: string): Promise<{ bytes: Buffer; st: fs.Stats } | null> {
+    const abs = path.join(this.root, rel);
+    let real: string;
+    try {
+      real = await fs.promises.realpath(abs);
+    } catch {
+      return null;
+    }
+    this.rootReal ??= await fs.promises.realpath(this.root);
+    const plain = real === path.join(this.rootReal, ...rel.split('/'));
+    // Through a link: inside the Home its target is indexed under its own path; outside only on opt-in.
+    if (!plain && (!this.opts.followSymlinks || isInside(this.rootReal, real))) return null;
+    let fh: fs.promises.FileHandle | undefined;
+    try {
+      fh = await fs.promises.open(plain ? real : abs, fs.constants.O_RDONLY | (plain ? fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK : fs.constants.O_NONBLOCK));
+      const st = await fh.stat();
+      if (!st.isFile()) return null;
+      return { bytes: await fh.readFile(), st };
+    } catch {
+      return null;
+    } finally {
+      await fh?.close().catch(() => undefined);
+    }
+  }
+
   /** Re-reads the changed paths and replaces their facts; unchanged bytes are a no-op. */
   private async applyBatch(changes: WatchChange[]): Promise<void> {
     const index = this.index_!;
+    // The server's own changes made while this batch is applied are newer than what it observed.
+    const own = new Set<string>();
+    this.ownDuringBatches.add(own);
+    try {
+      await this.applyChanges(index, changes, own);
+    } finally {
+      this.ownDuringBatches.delete(own);
+    }
+    this.scheduleSave();
+  }
+
+  private async applyChanges(index: HomeIndex, changes: WatchChange[], own: Set<string>): Promise<void> {
+    const ownSince = (p: string) => own.size > 0 && [...own].some((o) => p === o || p.startsWith(o + '/'));
     for (const c of changes) {
+      if (ownSince(c.path)) continue; // the index has the server's version; the watcher looks at the path again
       if (c.kind === 'delete') {
         if (index.has(c.path)) {
           index.remove(c.path);
@@ -310,14 +407,17 @@ export class Vault {
         }
         continue;
       }
-      const abs = path.join(this.root, c.path);
-      let bytes: Buffer;
-      let st: fs.Stats;
-      try {
-        [bytes, st] = await Promise.all([fs.promises.readFile(abs), fs.promises.stat(abs)]);
-      } catch {
+      const content = await this.readContent(c.path);
+      if (content === null) {
+        // Not content (any more): a link, or gone since the watcher looked.
+        if (index.has(c.path)) {
+          index.remove(c.path);
+          this.changed({ kind: 'delete', path: c.path, source: 'external' });
+        }
         continue;
       }
+      if (ownSince(c.path)) continue;
+      const { bytes, st } = content;
       const etag = etagOf(bytes);
       const before = index.statOf(c.path);
       const stat: FileStat = { size: st.size, mtimeMs: st.mtimeMs, etag, birthtimeMs: st.birthtimeMs };
@@ -331,7 +431,6 @@ export class Vault {
       this.indexBytes(c.path, bytes, stat);
       this.changed({ kind: 'upsert', path: c.path, etag, source: 'external' });
     }
-    this.scheduleSave();
   }
 
   private indexBytes(rel: string, bytes: Buffer, stat: FileStat) {
@@ -346,6 +445,12 @@ export class Vault {
 
   /** The server's own writes update the index at once, before the write call returns. */
   private onOwnChange(e: HomeEvent) {
+    this.watcher?.look(e.path);
+    if (e.kind === 'move') this.watcher?.look(e.from);
+    for (const own of this.ownDuringBatches) {
+      own.add(e.path);
+      if (e.kind === 'move') own.add(e.from);
+    }
     const index = this.index_;
     if (!index) return;
     if (e.kind === 'write') {

@@ -4,12 +4,13 @@
  * `{ kind: 'upsert' | 'delete', path }` with Home-relative paths.
  *
  * How (docs/vault-disk.md has the reasoning):
- * - chokidar@4 watches FOLDERS only. Out of the box chokidar 4 also opens
- *   an fs.watch — one inotify watch — per file, which a 100k-file Home
- *   cannot afford; here every non-folder is passed to chokidar's `ignored`,
- *   so the cost is one inotify watch per folder. File names come from the
- *   folder watches' raw events (chokidar's `raw` event), and the state of
- *   each named path is read with lstat when its batch is built.
+ * - One fs.watch per FOLDER (one inotify watch on Linux), none per file: a
+ *   100k-file Home cannot afford a watch per file. The walk opens a
+ *   folder's watch before it reads the folder, and keeps the folder's inode
+ *   with it: a folder deleted and made again under the same name (a git
+ *   checkout does this) gets a new watch. File names come from the folder
+ *   watches' events, and the state of each named path is read with lstat
+ *   when its batch is built.
  * - The watcher keeps the signature (inode, size, mtime) of every file it
  *   knows. A batch is the difference between that and the disk, so any
  *   sequence of events — a `git checkout` rewriting 1,000 files, a rename,
@@ -17,20 +18,17 @@
  * - Settle rule: a path is reported once it has had no event for `settleMs`
  *   and its mtime is at least `settleMs` old; a path that keeps changing is
  *   still reported every `maxWaitMs`. No awaitWriteFinish polling.
- * - New folders are walked when they appear (and once more a second later,
- *   to cover files created before chokidar attached the folder's watch);
- *   a vanished folder deletes every file known under it.
+ * - A folder that appears is walked; a vanished folder deletes every file
+ *   known under it.
+ * - Symlinks are not followed (see `followSymlinks`).
  */
-import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import type { Stats } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
+import { realpathSync, watch as fsWatch, type FSWatcher, type Stats } from 'node:fs';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
 import { etagOf } from './etag.js';
 import { fsError } from './errors.js';
 import { isIgnoredPath } from './ignore.js';
-import { toHomeRel } from './paths.js';
 import { sameSig, type FileSig, type OwnWriteCheck } from './recent.js';
 
 export interface WatchChange {
@@ -66,14 +64,23 @@ export interface WatchOptions {
   ignore?: (rel: string) => boolean;
   /** Walk the whole Home every so often to catch missed events (network file systems, watch limit). 0 = never (default). */
   rescanIntervalMs?: number;
+  /**
+   * Follow symlinks that lead out of the Home (files and folders), reported
+   * under the link's path. Default false: no link is followed. Links that
+   * stay inside the Home are never followed either way: their targets are
+   * watched under their own paths.
+   */
+  followSymlinks?: boolean;
 }
 
 export interface WatcherStats {
   knownFiles: number;
   knownFolders: number;
-  /** Folders chokidar holds an fs.watch for (each one inotify watch on Linux). */
+  /** Folders with an fs.watch (each one inotify watch on Linux). */
   watchedFolders: number;
   pendingPaths: number;
+  /** Nothing waiting: no event pending, no batch being built or delivered. */
+  idle: boolean;
 }
 
 export interface HomeWatcher {
@@ -84,14 +91,19 @@ export interface HomeWatcher {
   /** Walks the whole Home now and reports every difference; resolves when delivered. */
   rescan(): Promise<void>;
   stats(): WatcherStats;
+  /**
+   * Checks a path at the next batch as if an event had named it. For the
+   * server's own changes: the index learns them at once, and the watcher
+   * must know them too, or a folder removed right after would leave them
+   * behind in the index.
+   */
+  look(rel: string): void;
   close(): Promise<void>;
 }
 
 interface Pending {
   first: number;
   last: number;
-  /** Report even if the signature matches what is known (events seen before ready). */
-  force: boolean;
 }
 
 function errCode(e: unknown): string | undefined {
@@ -137,7 +149,6 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
   let isReady = false;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
-  let recheckTimers = new Set<NodeJS.Timeout>();
   let rescanTimer: NodeJS.Timeout | undefined;
   let firstPendingAt: number | null = null;
   let flushing: Promise<void> | null = null;
@@ -145,11 +156,6 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
 
   const ignored = (rel: string): boolean => isIgnoredPath(rel) || (userIgnore ? userIgnore(rel) : false);
   const absOf = (rel: string): string => (rel === '' ? rootAbs : path.join(rootAbs, ...rel.split('/')));
-  const relOf = (abs: string): string | null => {
-    const r = toHomeRel(rootAbs, abs);
-    if (r.startsWith('..') || path.isAbsolute(r)) return null;
-    return r;
-  };
 
   // ---- event intake -------------------------------------------------------
 
@@ -158,7 +164,7 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
     const now = Date.now();
     const p = dirty.get(rel);
     if (p) p.last = now;
-    else dirty.set(rel, { first: now, last: now, force: !isReady });
+    else dirty.set(rel, { first: now, last: now });
     schedule();
   };
 
@@ -177,57 +183,95 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
     timer = setTimeout(runFlush, d);
   };
 
-  const fsw: FSWatcher = chokidarWatch(rootAbs, {
-    ignoreInitial: true, // the initial state comes from our own walk
-    followSymlinks: false,
-    atomic: false, // its editor heuristics hide names; our ignore list decides
-    usePolling: false,
-    persistent: true,
-    ignorePermissionErrors: true,
-    ignored: (p: string, stats?: Stats) => {
-      const rel = relOf(p);
-      if (rel === null || rel === '') return false;
-      if (ignored(rel)) return true;
-      // Folders only: a file given to chokidar costs an inotify watch of its own.
-      return stats !== undefined && !stats.isDirectory();
-    },
-  });
+  /**
+   * One fs.watch (one inotify watch) per folder, opened by the walk before
+   * it reads the folder, so nothing created after the read goes unseen. The
+   * folder's inode is kept: a folder deleted and created again under the
+   * same name (git does this) is a new folder and needs a new watch, which a
+   * name-based watcher would miss.
+   */
+  const watches = new Map<string, { w: FSWatcher; id: string }>();
 
-  fsw.on('raw', (_event: string, evPath: unknown, details: unknown) => {
+  const unwatch = (rel: string): void => {
+    const entry = watches.get(rel);
+    if (!entry) return;
+    watches.delete(rel);
+    entry.w.close();
+  };
+
+  /** `st` is the folder's lstat: inode and birth time tell a folder from a new one that reuses its inode. */
+  const ensureWatch = (rel: string, st: Stats): void => {
     if (closed) return;
-    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-    if (typeof watched !== 'string') return;
-    const dirAbs = path.resolve(watched);
-    if (typeof evPath !== 'string' || evPath === '') {
-      const rel = relOf(dirAbs);
-      if (rel !== null) markDir(rel);
+    const id = `${st.ino}:${st.birthtimeMs}`;
+    const had = watches.get(rel);
+    if (had?.id === id) return;
+    if (had) unwatch(rel);
+    const base = rel === '' ? null : rel.slice(rel.lastIndexOf('/') + 1);
+    let w: FSWatcher;
+    try {
+      w = fsWatch(absOf(rel), { persistent: true }, (_event, name) => {
+        if (closed) return;
+        if (name === null || name === '') return markDir(rel);
+        markPath(rel === '' ? String(name) : `${rel}/${name}`);
+        if (name === base) {
+          // The folder itself was deleted or moved (inotify names it like a child): this watch is dead.
+          // Its parent's check reconciles whatever is at this name now, with a fresh watch.
+          if (watches.get(rel)?.w === w) unwatch(rel);
+          markPath(rel);
+        }
+      });
+    } catch (e) {
+      const c = errCode(e);
+      if (c !== 'ENOENT' && c !== 'ENOTDIR') onError(watchError(e));
       return;
     }
-    const rel = relOf(path.resolve(dirAbs, evPath));
-    if (rel !== null) markPath(rel);
-  });
-
-  fsw.on('addDir', (p: string) => {
-    if (!isReady) return;
-    const rel = relOf(path.resolve(p));
-    if (rel === null) return;
-    markDir(rel);
-    // Files created between our walk and chokidar attaching the folder's watch: look once more.
-    const t = setTimeout(() => {
-      recheckTimers.delete(t);
-      markDir(rel);
-    }, Math.max(1000, 5 * debounceMs));
-    recheckTimers.add(t);
-  });
-
-  fsw.on('unlinkDir', (p: string) => {
-    const rel = relOf(path.resolve(p));
-    if (rel !== null) markDir(rel);
-  });
-
-  fsw.on('error', (e: unknown) => onError(watchError(e)));
+    w.on('error', () => {
+      // The folder went away (or cannot be watched any more): its parent's check decides what it is now.
+      if (watches.get(rel)?.w === w) unwatch(rel);
+      if (rel !== '') markPath(rel);
+    });
+    watches.set(rel, { w, id });
+  };
 
   // ---- reconciliation -----------------------------------------------------
+
+  const rootPrefix = rootAbs.endsWith(path.sep) ? rootAbs : rootAbs + path.sep;
+
+  /**
+   * What the watcher sees at `rel`: a regular file or a folder (lstat), or,
+   * with followSymlinks, what a link out of the Home leads to (stat). Null
+   * for anything else: absent, special files, links it does not follow.
+   */
+  const entryStat = async (rel: string): Promise<Stats | null> => {
+    const abs = absOf(rel);
+    const st = await lstat(abs);
+    if (st.isFile() || st.isDirectory()) return st;
+    if (!st.isSymbolicLink() || !opts.followSymlinks) return null;
+    let real: string;
+    try {
+      real = await realpath(abs);
+    } catch {
+      return null; // dangling or looping
+    }
+    if (real === rootAbs || real.startsWith(rootPrefix)) return null;
+    const target = await stat(real);
+    return target.isFile() || target.isDirectory() ? target : null;
+  };
+
+  const parentOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
+
+  /** Marks the topmost folder above `rel` that the watcher has not walked; false when all are known. */
+  const markUnknownAncestor = (rel: string): boolean => {
+    const segs = rel.split('/');
+    for (let i = 1; i < segs.length; i++) {
+      const dir = segs.slice(0, i).join('/');
+      if (!knownDirs.has(dir)) {
+        markPath(dir);
+        return true;
+      }
+    }
+    return false;
+  };
 
   /** Collects changes for one flush; a later observation of a path replaces an earlier one. */
   type Changes = Map<string, WatchChange>;
@@ -256,17 +300,29 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
       if (k.startsWith(prefix) && !keep?.has(k)) forgetFile(k, false, out);
     }
     for (const d of [...knownDirs]) {
-      if ((d === dirRel || d.startsWith(prefix)) && !keep?.has(d)) knownDirs.delete(d);
+      if ((d === dirRel || d.startsWith(prefix)) && !keep?.has(d)) {
+        knownDirs.delete(d);
+        unwatch(d);
+      }
     }
   };
 
   /** Walks `dirRel` recursively and reconciles everything known under it with the disk. */
   const reconcileDir = async (dirRel: string, out: Changes, report: boolean): Promise<void> => {
     const seen = new Set<string>();
+    /** Folders walked (device:inode): a link loop, or two links to one folder, is walked once. */
+    const walked = new Set<string>();
     const now = Date.now();
     const walk = async (rel: string): Promise<void> => {
       let entries;
       try {
+        // Watch first, then read: a file created after the read still makes an event.
+        const st = await entryStat(rel);
+        if (!st?.isDirectory()) return;
+        const key = `${st.dev}:${st.ino}`;
+        if (walked.has(key)) return;
+        walked.add(key);
+        ensureWatch(rel, st);
         entries = await readdir(absOf(rel), { withFileTypes: true });
       } catch (e) {
         const c = errCode(e);
@@ -284,18 +340,23 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
         if (ignored(child)) continue;
         if (ent.isDirectory()) subdirs.push(child);
         else if (ent.isFile()) files.push(child);
+        else if (ent.isSymbolicLink() && opts.followSymlinks) {
+          const st = await entryStat(child).catch(() => null);
+          if (st?.isDirectory()) subdirs.push(child);
+          else if (st?.isFile()) files.push(child);
+        }
       }
       for (let i = 0; i < files.length; i += 256) {
         await Promise.all(
           files.slice(i, i + 256).map(async (f) => {
             try {
-              const st = await lstat(absOf(f));
-              if (!st.isFile()) return;
+              const st = await entryStat(f);
+              if (!st?.isFile()) return;
               seen.add(f);
               if (recentlyModified(st, now) && isReady) {
                 // Still being written: keep the old signature and look again once it settles.
                 const p = dirty.get(f);
-                if (!p) dirty.set(f, { first: now, last: st.mtimeMs, force: false });
+                if (!p) dirty.set(f, { first: now, last: st.mtimeMs });
                 return;
               }
               if (report) observeFile(f, st, false, out);
@@ -314,10 +375,18 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
     forgetUnder(dirRel, out, seen);
   };
 
+  /**
+   * A path an event named is reported as it is now, even when its signature
+   * is the one last seen: the watcher does not see the server's own writes
+   * unless their events are still pending, so its record can be older than
+   * the index's (a note the server wrote and someone deleted at once was
+   * never known here, yet the index has it). A report the index already
+   * agrees with costs it one hash; one it misses would be lost.
+   */
   const checkPath = async (rel: string, pend: Pending, now: number, out: Changes): Promise<void> => {
     let st: Stats | null = null;
     try {
-      st = await lstat(absOf(rel));
+      st = await entryStat(rel);
     } catch (e) {
       const c = errCode(e);
       if (c !== 'ENOENT' && c !== 'ENOTDIR') {
@@ -326,9 +395,16 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
       }
     }
     if (st === null || (!st.isFile() && !st.isDirectory())) {
-      // Gone (or replaced by a symlink / special file, which the watcher does not follow).
-      forgetFile(rel, pend.force, out);
+      // Gone, or replaced by a special file or a link the watcher does not follow.
+      forgetFile(rel, true, out);
       if (knownDirs.has(rel)) forgetUnder(rel, out);
+      return;
+    }
+    // Something is there. Only inside folders the watcher walked: a folder new since then is walked
+    // first (the walk lists this), and a folder that became a link to elsewhere is not entered.
+    const parent = parentOf(rel);
+    if (parent !== '' && !knownDirs.has(parent)) {
+      markUnknownAncestor(rel);
       return;
     }
     if (st.isDirectory()) {
@@ -341,7 +417,7 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
       dirty.set(rel, { ...pend, last: Math.max(pend.last, st.mtimeMs) });
       return;
     }
-    observeFile(rel, st, pend.force, out);
+    observeFile(rel, st, true, out);
   };
 
   const flagOwn = async (changes: WatchChange[]): Promise<WatchChange[]> => {
@@ -362,7 +438,11 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
       if (isOwn) {
         if (opts.dropOwnWrites) continue;
         out.push({ ...ch, own: true });
-      } else out.push(ch);
+      } else {
+        // Whatever the server did to this path before is history now: a later return of its very file is news.
+        own.forget?.(ch.path);
+        out.push(ch);
+      }
     }
     return out;
   };
@@ -444,25 +524,23 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
   let resolveReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve, reject) => {
     resolveReady = resolve;
-    fsw.once('ready', () => {
-      void (async () => {
-        try {
-          const out: Changes = new Map();
-          await reconcileDir('', out, !ignoreInitial);
-          isReady = true;
-          if (!ignoreInitial && out.size > 0) await deliver(order(out));
-          // Events that arrived during the walk are reported even if the walk already saw their result.
-          if (dirty.size > 0 || dirtyDirs.size > 0) schedule();
-          if (opts.rescanIntervalMs && opts.rescanIntervalMs > 0) {
-            rescanTimer = setInterval(() => markDir(''), opts.rescanIntervalMs);
-            rescanTimer.unref?.();
-          }
-          resolve();
-        } catch (e) {
-          reject(e);
+    void (async () => {
+      try {
+        const out: Changes = new Map();
+        await reconcileDir('', out, !ignoreInitial);
+        isReady = true;
+        if (!ignoreInitial && out.size > 0) await deliver(order(out));
+        // Events that arrived during the walk are reported even if the walk already saw their result.
+        if (dirty.size > 0 || dirtyDirs.size > 0) schedule();
+        if (opts.rescanIntervalMs && opts.rescanIntervalMs > 0) {
+          rescanTimer = setInterval(() => markDir(''), opts.rescanIntervalMs);
+          rescanTimer.unref?.();
         }
-      })();
-    });
+        resolve();
+      } catch (e) {
+        reject(e);
+      }
+    })();
   });
   ready.catch(() => undefined);
 
@@ -489,12 +567,18 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
         afterFlush();
       }
     },
+    look(rel: string) {
+      markPath(rel);
+      // The topmost folder the watcher does not know yet is walked (and watched) too.
+      markUnknownAncestor(rel);
+    },
     stats() {
       return {
         knownFiles: known.size,
         knownFolders: knownDirs.size,
-        watchedFolders: Object.keys(fsw.getWatched()).filter((d) => relOf(path.resolve(d)) !== null).length,
+        watchedFolders: watches.size,
         pendingPaths: dirty.size,
+        idle: isReady && timer === undefined && flushing === null && dirty.size === 0 && dirtyDirs.size === 0,
       };
     },
     async close() {
@@ -502,9 +586,7 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
       closed = true;
       if (timer) clearTimeout(timer);
       if (rescanTimer) clearInterval(rescanTimer);
-      for (const t of recheckTimers) clearTimeout(t);
-      recheckTimers = new Set();
-      await fsw.close();
+      for (const rel of [...watches.keys()]) unwatch(rel);
       await flushing?.catch(() => undefined);
       resolveReady(); // a watcher closed before it was ready will never be; do not leave waiters hanging
     },
