@@ -51,7 +51,7 @@ export function findNote(scope: Scope, id: string): NoteEntry {
   return n;
 }
 
-/** Longest file name `fileNameFor` returns, in UTF-8 bytes (file systems allow 255; room is left for " 999" and the extension). */
+/** Longest file name `fileNameFor` returns, in UTF-8 bytes (file systems allow 255; room is left for " 10000" and the extension). */
 export const FILE_NAME_MAX_BYTES = 200;
 /** UTF-16 code units of the title a file name is made from: enough for 200 bytes after whitespace runs collapse. */
 const NAME_SOURCE_MAX = 1024;
