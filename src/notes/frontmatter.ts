@@ -8,7 +8,8 @@
 import YAML, { isMap, isScalar, isSeq, type Pair } from 'yaml';
 import { AppError } from '../core/errors.js';
 import type { TextRange } from '../markdown/facts.js';
-import { parseYamlDocument } from '../markdown/yaml-limits.js';
+import { parseSimpleYaml } from '../markdown/simple-yaml.js';
+import { parseYamlDocument, YAML_MAX_CHARS, YAML_MAX_FLAT_CHARS } from '../markdown/yaml-limits.js';
 
 /** `undefined` leaves a key alone; `null` removes it; anything else sets it. */
 export type FrontmatterChanges = Record<string, unknown>;
@@ -52,8 +53,8 @@ interface Edit {
 }
 
 /** Applies changes to the YAML text between the fences (always `\n` line endings here). */
-function editYaml(inner: string, changes: FrontmatterChanges): string {
-  const doc = parseYamlDocument(inner);
+function editYaml(inner: string, changes: FrontmatterChanges, field: string): string {
+  const doc = parseYamlDocument(inner, maxCharsFor(inner));
   if (doc.errors.length > 0) {
     throw new AppError('conflict', `The note's frontmatter is not valid YAML (${doc.errors[0]!.message}); fix it before changing its properties`, {
       details: { reason: 'invalid_frontmatter' },
@@ -94,19 +95,34 @@ function editYaml(inner: string, changes: FrontmatterChanges): string {
   let out = inner;
   for (const e of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
   if (appended) out = (out === '' || out.endsWith('\n') ? out : out + '\n') + appended;
+  // Never write frontmatter the server would refuse to read back (docs/vault-format.md, the YAML budget).
+  if (out.length > maxCharsFor(out)) {
+    throw new AppError(
+      'bad_request',
+      `The frontmatter would be ${out.length} characters long; the server reads back at most ${YAML_MAX_CHARS}, or ${YAML_MAX_FLAT_CHARS} when it holds only plain keys and lists of plain values`,
+      { details: { field, reason: 'frontmatter_too_large' } },
+    );
+  }
   return out;
+}
+
+/** The editor's budget: flat YAML (what the fast reader takes) may be longer. */
+function maxCharsFor(yaml: string): number {
+  if (yaml.length <= YAML_MAX_CHARS || yaml.length > YAML_MAX_FLAT_CHARS) return YAML_MAX_CHARS;
+  return parseSimpleYaml(yaml) !== undefined ? YAML_MAX_FLAT_CHARS : YAML_MAX_CHARS;
 }
 
 export function editFrontmatter(
   text: string,
   range: TextRange | null,
   changes: FrontmatterChanges,
-  opts: { frontmatterError?: string | null } = {},
+  opts: { frontmatterError?: string | null; field?: string } = {},
 ): string {
+  const field = opts.field ?? 'body.frontmatter';
   if (Object.values(changes).every((v) => v === undefined)) return text;
   const eolOf = (s: string) => (s.includes('\r\n') ? '\r\n' : '\n');
   if (!range) {
-    const yaml = editYaml('', changes);
+    const yaml = editYaml('', changes, field);
     if (yaml === '') return text;
     const eol = eolOf(text);
     const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
@@ -124,7 +140,7 @@ export function editFrontmatter(
   const closing = /(^|\r?\n)(---|\.\.\.)[ \t]*(\r?\n)?$/.exec(block);
   const innerEnd = closing ? range.start + closing.index + closing[1]!.length : range.end;
   const inner = text.slice(innerStart, innerEnd).replace(/\r\n/g, '\n');
-  const edited = editYaml(inner, changes);
+  const edited = editYaml(inner, changes, field);
   return text.slice(0, innerStart) + edited.replace(/\n/g, eol) + text.slice(innerEnd);
 }
 

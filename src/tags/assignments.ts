@@ -109,6 +109,7 @@ export async function assignTags(scope: Scope, path: string, tags: string[]) {
     const headEnd = facts.frontmatterRange?.end ?? (text.startsWith('\uFEFF') ? 1 : 0);
     const head = editFrontmatter(text.slice(0, headEnd), facts.frontmatterRange, { tags: clean.length ? clean : null }, {
       frontmatterError: facts.frontmatterError,
+      field: 'body.tags',
     });
     try {
       await scope.vault.home.write(path, head + text.slice(headEnd), { ifMatch: etag, quotaBytes: scope.quotaBytes });

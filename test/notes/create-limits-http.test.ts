@@ -120,6 +120,15 @@ describe('tags', () => {
     expect(long.body.error.details.field).toBe('body.tags[1]');
   });
 
+  it('assigns 1,000 tags of 200 characters, and edits them again', async () => {
+    const tags = Array.from({ length: 1000 }, (_, i) => `t${i}-`.padEnd(200, 'x'));
+    const first = await api('PUT', '/api/v1/tags/items', { body: { path: 'Notes/Plain.md', tags } });
+    expect(first.status).toBe(200);
+    const again = await api('PUT', '/api/v1/tags/items', { body: { path: 'Notes/Plain.md', tags: [...tags.slice(1), 'last'] } });
+    expect(again.status).toBe(200);
+    expect(again.body.frontmatter_tags).toHaveLength(1000);
+  });
+
   it('assigns 1,000 tags, first spelling of each kept', async () => {
     const tags = Array.from({ length: 500 }, (_, i) => [`Topic${i}`, `topic${i}`]).flat();
     const r = await api('PUT', '/api/v1/tags/items', { body: { path: 'Notes/Plain.md', tags } });

@@ -37,6 +37,16 @@ describe('editFrontmatter', () => {
     expect(() => edit('---\na: [\n---\n', { id: 'x' })).toThrow(/not valid YAML/);
   });
 
+  it('edits a long flat frontmatter, and never writes one too large to read back', () => {
+    const tags = Array.from({ length: 1000 }, (_, i) => `t${i}-${'x'.repeat(190)}`);
+    const big = edit('---\ntitle: T\n---\n', { tags });
+    expect(big.length).toBeGreaterThan(190_000);
+    expect(extractFacts(big, 'n.md').frontmatterTags).toEqual(tags);
+    expect(edit(big, { tags: tags.slice(0, 10) })).toContain('tags: [t0-');
+    const nested = Array.from({ length: 400 }, (_, i) => ({ n: i, text: 'y'.repeat(100) }));
+    expect(() => edit('---\ntitle: T\n---\n', { rows: nested })).toThrow(/would be \d+ characters long/);
+  });
+
   it('refuses to edit frontmatter nested past the reading limit, without a crash', () => {
     const deep = `---\na: ${'['.repeat(5000)}${']'.repeat(5000)}\nb: 1\n---\nbody\n`;
     expect(() => edit(deep, { b: 2 })).toThrow(/nested more than 100 levels/);
