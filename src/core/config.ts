@@ -37,7 +37,11 @@ export interface Config {
   bearerFailureLimitPerMinute: number;
   /** Let web clips fetch private, loopback and link-local addresses (QUIRE_CLIP_ALLOW_PRIVATE=1). */
   allowPrivateFetch: boolean;
-  /** Follow symbolic links in a Home that lead outside it (`quire serve --vault --follow-symlinks`); off by default. */
+  /**
+   * Follow symbolic links in a Home that lead outside it (`quire serve --vault --follow-symlinks`,
+   * QUIRE_FOLLOW_SYMLINKS=1): the index, search and watcher then see what they point at. Off by
+   * default: no link is followed out of a Home (docs/vault-disk.md, "Symlinks").
+   */
   followSymlinks: boolean;
   /** Set by the server once it listens: `http://host:port`. */
   listenUrl?: string;
@@ -122,7 +126,7 @@ export function loadConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     authRateLimitPerMinute: intOr(env.QUIRE_AUTH_RATE_LIMIT, 60, 'QUIRE_AUTH_RATE_LIMIT'),
     bearerFailureLimitPerMinute: intOr(env.QUIRE_BEARER_FAILURE_LIMIT, 30, 'QUIRE_BEARER_FAILURE_LIMIT'),
     allowPrivateFetch: input.allowPrivateFetch ?? env.QUIRE_CLIP_ALLOW_PRIVATE === '1',
-    followSymlinks: input.followSymlinks ?? false,
+    followSymlinks: input.followSymlinks ?? env.QUIRE_FOLLOW_SYMLINKS === '1',
   };
 }
 
