@@ -16,6 +16,7 @@ import path from 'node:path';
 import { AppError } from '../core/errors.js';
 import { fsError, show } from './errors.js';
 import { etagOf } from './etag.js';
+import { renameExchange, type Exchange } from './exchange.js';
 import { TEMP_MARKER } from './ignore.js';
 
 /** The steps of an atomic write that tests (or unusual deployments) may replace. */
@@ -26,6 +27,8 @@ export interface AtomicIo {
   sync(fh: FileHandle): Promise<void>;
   /** Renames the finished temp file over the target. */
   rename(from: string, to: string): Promise<void>;
+  /** Swaps two names atomically (renameat2 RENAME_EXCHANGE), synchronously; null where unavailable. Home writes use it to replace a file. */
+  exchange: Exchange | null;
 }
 
 const defaultIo: AtomicIo = {
@@ -35,6 +38,9 @@ const defaultIo: AtomicIo = {
   sync: (fh) => fh.sync(),
   // Synchronous, so that the identity check just before it and the rename(2) run with no other callback in between.
   rename: async (from, to) => renameSync(from, to),
+  get exchange() {
+    return renameExchange();
+  },
 };
 
 export interface AtomicWriteOptions {
@@ -362,50 +368,116 @@ export async function etagNow(absPath: string): Promise<string | null> {
 }
 
 export type Replacement =
-  /** The entry at the target is no longer the checked file (or no longer absent): nothing was replaced, `src` is still there. */
-  | { ok: false }
   /**
-   * `src` is now the target. `aside` is a second name (a reserved temp
-   * name) of the inode it replaced, so the caller can check that inode's
-   * bytes and keep them if an outside program wrote to it; null when there
-   * was nothing to replace or hard links are unavailable.
+   * The entry at the target is no longer the checked file (or no longer
+   * absent): nothing of ours is there. `stray`, when set, is a temp path
+   * holding another program's bytes that the attempt moved out of the way;
+   * the caller must give them a visible name (keepAside). `src` is still in
+   * place unless it is that stray or was discarded.
    */
-  | { ok: true; aside: string | null };
+  | { ok: false; stray: string | null }
+  /**
+   * `src` is now the target. `aside` is a temp name of the inode it
+   * replaced, so the caller can watch it for late writes; null when there
+   * was nothing to replace or hard links are unavailable. `verified`: the
+   * replaced inode's bytes were found to be the checked ones after the
+   * replace (no further check needed).
+   */
+  | { ok: true; aside: string | null; verified: boolean };
+
+/** Errors of renameat2(RENAME_EXCHANGE) that mean "not here": fall back to the link-aside replace. */
+const NO_EXCHANGE = new Set(['EINVAL', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EPERM', 'EXDEV']);
 
 /**
- * Renames `src` over `absPath`, but only if the entry there is still the
- * inode identified by `expected` (null: only if nothing is there). This is
- * the step that keeps the server from erasing an outside write:
+ * Is the file at `p` the inode `id` with the bytes `etag`? Inode and size
+ * are compared first, so that a different file is told apart with one
+ * lstat: the exchange path swaps another program's file back that much
+ * sooner.
+ */
+async function isIdentity(p: string, id: { dev: number; ino: number; size?: number }, etag: string | undefined): Promise<boolean> {
+  const st = lstatNow(p);
+  if (st === null || st.ino !== id.ino || st.dev !== id.dev || (id.size !== undefined && st.size !== id.size)) return false;
+  return etag === undefined || (await etagNow(p)) === etag;
+}
+
+/**
+ * Puts `src` at `absPath`, but only if the entry there is still the inode
+ * identified by `expected` with the checked bytes (null: only if nothing is
+ * there). This is the step that keeps the server from erasing an outside
+ * write (docs/vault-disk.md, "Replacing only what was checked").
  *
- * - the current entry is first hard-linked aside, so whatever inode the
- *   rename unlinks survives under the aside name, with any bytes an
- *   in-place writer (appendFile, writeFile) puts into it;
- * - the linked inode must be the checked one, or a rename-style writer (vim,
- *   Obsidian) has already replaced the file: nothing happens;
- * - immediately before the rename, with no await in between, the path must
- *   still name that inode. What is left is the few microseconds between that
- *   lstat and the rename(2) itself; without renameat2(RENAME_EXCHANGE),
- *   which Node does not offer, it cannot be closed.
+ * `srcEtag` is the ETag of `src` when `src` is the server's own new
+ * content, which may be discarded if the replace is undone; null when
+ * `src` holds another program's bytes, which are never discarded.
+ *
+ * 1. With renameat2(RENAME_EXCHANGE): swap `src` and the target. Whatever
+ *    was at the path at that instant is now under `src`'s temp name, so
+ *    nothing is ever destroyed. If it is not the checked file, swap back;
+ *    if something else again was at the path by then, it is a stray.
+ * 2. Otherwise, link the current entry aside, require that pinned inode to
+ *    be the checked one with the checked bytes (a freed inode number is
+ *    soon reused), check with no await in between that the path still
+ *    names it, and rename(2). An outside rename that lands between that
+ *    last check and the rename is lost: this is the window the exchange
+ *    closes.
  *
  * A new file is created with link(2), which never replaces anything. Where
  * hard links are unavailable, the path's inode, size, mtime and ctime are
  * compared right before the rename instead.
  */
-export async function replaceIfUnchanged(src: string, absPath: string, expected: FileIdentity | null, label: string, ioOverrides?: Partial<AtomicIo>): Promise<Replacement> {
+export async function replaceIfUnchanged(
+  src: string,
+  absPath: string,
+  expected: FileIdentity | null,
+  srcEtag: string | null,
+  label: string,
+  ioOverrides?: Partial<AtomicIo>,
+): Promise<Replacement> {
   const io: AtomicIo = { ...defaultIo, ...ioOverrides };
   if (expected === null) {
     try {
       await link(src, absPath);
     } catch (e) {
       const c = errCode(e) ?? '';
-      if (c === 'EEXIST') return { ok: false };
+      if (c === 'EEXIST') return { ok: false, stray: null };
       if (!NO_HARD_LINKS.has(c)) throw fsError(e, 'write', label);
-      if (lstatNow(absPath) !== null) return { ok: false };
+      if (lstatNow(absPath) !== null) return { ok: false, stray: null };
       await io.rename(src, absPath);
-      return { ok: true, aside: null };
+      return { ok: true, aside: null, verified: true };
     }
     await unlink(src).catch(() => undefined); // a leftover is a temp file, removed at the next opening
-    return { ok: true, aside: null };
+    return { ok: true, aside: null, verified: true };
+  }
+
+  if (io.exchange) {
+    // Check first, so that the swap below rarely has to be undone: while our file is at the path, a
+    // program that reads it and saves the result would build on bytes the caller is told were not written.
+    if (!(await isIdentity(absPath, expected, expected.etag))) return { ok: false, stray: null };
+    const srcSt = lstatSync(src);
+    let swapped = true;
+    try {
+      io.exchange(src, absPath);
+    } catch (e) {
+      const c = errCode(e) ?? '';
+      if (c === 'ENOENT') return { ok: false, stray: null }; // the file is gone: another program deleted or moved it
+      if (!NO_EXCHANGE.has(c)) throw fsError(e, 'write', label);
+      swapped = false;
+    }
+    if (swapped) {
+      if (await isIdentity(src, expected, expected.etag)) return { ok: true, aside: src, verified: true };
+      // Another program's version was there: it goes back. What comes out is normally our own file.
+      try {
+        io.exchange(src, absPath);
+      } catch (e) {
+        if (errCode(e) === 'ENOENT') return { ok: false, stray: src }; // the path was emptied meanwhile
+        throw fsError(e, 'write', label);
+      }
+      if (srcEtag !== null && (await isIdentity(src, srcSt, srcEtag))) {
+        await unlink(src).catch(() => undefined);
+        return { ok: false, stray: null };
+      }
+      return { ok: false, stray: src };
+    }
   }
 
   const aside = tempPathFor(absPath);
@@ -415,12 +487,12 @@ export async function replaceIfUnchanged(src: string, absPath: string, expected:
   } catch (e) {
     inUse.delete(aside);
     const c = errCode(e) ?? '';
-    if (c === 'ENOENT') return { ok: false };
+    if (c === 'ENOENT') return { ok: false, stray: null };
     if (!NO_HARD_LINKS.has(c)) throw fsError(e, 'write', label);
     const now = lstatNow(absPath);
-    if (now === null || !sameIdentity(now, expected)) return { ok: false };
+    if (now === null || !sameIdentity(now, expected)) return { ok: false, stray: null };
     await io.rename(src, absPath); // the default rename is synchronous: no other callback runs after the check
-    return { ok: true, aside: null };
+    return { ok: true, aside: null, verified: true };
   }
   const release = async () => {
     await unlink(aside).catch(() => undefined);
@@ -434,25 +506,26 @@ export async function replaceIfUnchanged(src: string, absPath: string, expected:
     const now = same ? lstatNow(absPath) : null;
     if (now === null || now.ino !== pinned.ino || now.dev !== pinned.dev) {
       await release();
-      return { ok: false };
+      return { ok: false, stray: null };
     }
     await io.rename(src, absPath);
   } catch (e) {
     await release();
     throw fsError(e, 'write', label);
   }
-  return { ok: true, aside };
+  return { ok: true, aside, verified: false };
 }
 
 export type CheckedWrite =
   /** Written. `aside` names the replaced inode (see Replacement), to be watched for late outside writes. */
   | { outcome: 'written'; aside: string | null; dev: number; ino: number }
-  /** The file changed before the replace: nothing was written. */
-  | { outcome: 'changed' }
+  /** The file changed before the replace: nothing was written. `stray`: outside bytes moved aside, to be kept visibly. */
+  | { outcome: 'changed'; stray: string | null }
   /**
    * Written, but the replaced inode's bytes are not the checked ones: an
    * outside program wrote into it between the check and the rename. Its
-   * bytes are at `aside`; the caller must put them back.
+   * bytes are at `aside`; the caller must put them back. (Only without the
+   * exchange, which finds this before anything is acknowledged or kept.)
    */
   | { outcome: 'raced'; aside: string; dev: number; ino: number };
 
@@ -467,19 +540,20 @@ export async function writeFileChecked(absPath: string, bytes: Uint8Array, expec
   const { tmp, dev, ino } = await prepareTemp(absPath, mode, (fh) => io.write(fh, bytes), io, label);
   let r: Replacement;
   try {
-    r = await replaceIfUnchanged(tmp, absPath, expected, label, opts.io);
+    r = await replaceIfUnchanged(tmp, absPath, expected, etagOf(bytes), label, opts.io);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);
     inUse.delete(tmp);
     throw e;
   }
-  inUse.delete(tmp);
+  // With the exchange, the temp name now holds the replaced file (or a stray): still in use.
+  if ((r.ok ? r.aside : r.stray) !== tmp) inUse.delete(tmp);
   if (!r.ok) {
-    await unlink(tmp).catch(() => undefined);
-    return { outcome: 'changed' };
+    if (r.stray !== tmp) await unlink(tmp).catch(() => undefined);
+    return { outcome: 'changed', stray: r.stray };
   }
   await fsyncDir(path.dirname(absPath));
-  if (r.aside && expected && (await etagNow(r.aside)) !== expected.etag) return { outcome: 'raced', aside: r.aside, dev, ino };
+  if (r.aside && expected && !r.verified && (await etagNow(r.aside)) !== expected.etag) return { outcome: 'raced', aside: r.aside, dev, ino };
   return { outcome: 'written', aside: r.aside, dev, ino };
 }
 

@@ -478,6 +478,7 @@ export class Home {
       this.recentWrites.noteWrite(target, etag); // before the rename: the watcher may look any time after it
       const w = await writeFileChecked(abs, data, current, { label: target, io: this.io });
       if (w.outcome === 'changed') {
+        if (w.stray !== null) await this.keepOutside(w.stray, abs, target, false);
         const now = await etagNow(abs);
         throw opts.ifNoneMatch === '*' && now !== null ? alreadyExists(target, now) : errors.staleEtag(now);
       }
@@ -506,19 +507,20 @@ export class Home {
   private async putBack(aside: string, abs: string, rel: string, ours: { dev: number; ino: number; etag: string }): Promise<void> {
     let r;
     try {
-      r = await replaceIfUnchanged(aside, abs, ours, rel, this.io);
+      r = await replaceIfUnchanged(aside, abs, ours, null, rel, this.io);
     } catch (e) {
       await this.keepOutside(aside, abs, rel, false);
       throw e;
     }
     if (!r.ok) {
+      if (r.stray !== null && r.stray !== aside) await this.keepOutside(r.stray, abs, rel, false);
       await this.keepOutside(aside, abs, rel, false);
       return;
     }
-    holdTemp(aside, false); // renamed to the file's own name
+    if (r.aside !== aside) holdTemp(aside, false); // renamed to the file's own name (with the exchange, it holds our file now)
     await fsyncDir(path.dirname(abs));
     if (r.aside === null) return;
-    if ((await etagNow(r.aside)) !== ours.etag) await this.keepOutside(r.aside, abs, rel, false);
+    if (!r.verified && (await etagNow(r.aside)) !== ours.etag) await this.keepOutside(r.aside, abs, rel, false);
     else this.watchDisplaced(r.aside, { abs, rel, etag: ours.etag, original: false });
   }
 
