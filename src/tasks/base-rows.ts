@@ -27,6 +27,7 @@ import {
   type FileValue,
   type Value,
 } from './expr.js';
+import { Pacer } from './pace.js';
 import { wallClock } from './time.js';
 
 export type RowsKind = 'tasks' | 'files';
@@ -169,17 +170,23 @@ export function columnsOf(doc: Doc, order: string[]): Column[] {
  * Filters, sorts (then input order; nulls last in both directions), cuts
  * to the view's limit and pages. Errors in filters and sort keys throw
  * (ExprError: the base is wrong for every row); an error in one cell of
- * `order` makes that cell null.
+ * `order` makes that cell null. Paced: after each row (and within the
+ * sort) it lets other requests run once the slice's time is up. `input`
+ * may be lazy; it is read once, in the filter pass.
  */
-export function evaluateRows<R>(
+export async function evaluateRows<R>(
   input: Iterable<RowInput<R>>,
   base: Doc,
   view: Doc,
   page: { offset: number; limit: number },
   now = 0,
-): { total: number; items: RowOutput<R>[]; grouped: boolean; summaries: Record<string, unknown> | null; next_cursor: number | null } {
+  pacer = new Pacer('The view'),
+): Promise<{ total: number; items: RowOutput<R>[]; grouped: boolean; summaries: Record<string, unknown> | null; next_cursor: number | null }> {
   let rows: RowInput<R>[] = [];
-  for (const r of input) if (evalFilter(base.filters, r.env) && evalFilter(view.filters, r.env)) rows.push(r);
+  for (const r of input) {
+    if (evalFilter(base.filters, r.env) && evalFilter(view.filters, r.env)) rows.push(r);
+    if (pacer.due()) await pacer.pause();
+  }
   const total = rows.length;
   const sorts = (Array.isArray(view.sort) ? view.sort : []) as Array<{ property: string; direction?: string }>;
   const group = (view.groupBy ?? null) as { property: string; direction?: string } | null;
@@ -194,19 +201,21 @@ export function evaluateRows<R>(
   };
   const dirs = [group, ...sorts].map((s) => ((s?.direction ?? 'ASC').toUpperCase() === 'DESC' ? -1 : 1));
   if (group || sorts.length > 0) {
-    rows.forEach(keyOf); // key errors surface here, outside the comparator
-    rows = rows
-      .map((r, i) => ({ r, i }))
-      .sort((a, b) => {
-        const ka = keyOf(a.r);
-        const kb = keyOf(b.r);
-        for (let j = 0; j < ka.length; j++) {
-          const c = sortCompare(ka[j]!, kb[j]!);
-          if (c !== 0) return ka[j] === null || kb[j] === null ? c : c * dirs[j]!;
-        }
-        return a.i - b.i;
-      })
-      .map((x) => x.r);
+    // Key errors surface here, outside the comparator.
+    for (const r of rows) {
+      keyOf(r);
+      if (pacer.due()) await pacer.pause();
+    }
+    const byKeys = (a: RowInput<R>, b: RowInput<R>): number => {
+      const ka = keyOf(a);
+      const kb = keyOf(b);
+      for (let j = 0; j < ka.length; j++) {
+        const c = sortCompare(ka[j]!, kb[j]!);
+        if (c !== 0) return ka[j] === null || kb[j] === null ? c : c * dirs[j]!;
+      }
+      return 0;
+    };
+    rows = await pacedSort(rows, byKeys, pacer);
   }
   if (typeof view.limit === 'number') rows = rows.slice(0, view.limit);
   const order = (Array.isArray(view.order) ? view.order : []).filter((o): o is string => typeof o === 'string');
@@ -218,13 +227,50 @@ export function evaluateRows<R>(
       throw e;
     }
   };
-  const items = rows.slice(page.offset, page.offset + page.limit).map((r) => ({
-    row: r.row,
-    values: Object.fromEntries(order.map((id) => [id, cell(id, r.env)])),
-    ...(group ? { group: toJson(keyOf(r)[0]!) } : {}),
-  }));
-  const summaries = summariesOf(rows, base, view, now);
+  const items: RowOutput<R>[] = [];
+  for (const r of rows.slice(page.offset, page.offset + page.limit)) {
+    items.push({
+      row: r.row,
+      values: Object.fromEntries(order.map((id) => [id, cell(id, r.env)])),
+      ...(group ? { group: toJson(keyOf(r)[0]!) } : {}),
+    });
+    if (pacer.due()) await pacer.pause();
+  }
+  const summaries = await summariesOf(rows, base, view, now, pacer);
   return { total, items, grouped: group !== null, summaries, next_cursor: page.offset + page.limit < rows.length ? page.offset + page.limit : null };
+}
+
+/** Runs sorted by the built-in sort (stable), so one sync step never sorts more than this many rows. */
+const SORT_RUN = 1024;
+
+/**
+ * A stable sort that lets other requests run: runs of SORT_RUN sorted
+ * natively, then merged pairwise, pausing between slices. Equal rows keep
+ * their input order.
+ */
+export async function pacedSort<T>(items: T[], cmp: (a: T, b: T) => number, pacer: Pacer): Promise<T[]> {
+  if (items.length <= SORT_RUN) return items.slice().sort(cmp);
+  let src: T[] = [];
+  for (let i = 0; i < items.length; i += SORT_RUN) {
+    src.push(...items.slice(i, i + SORT_RUN).sort(cmp));
+    if (pacer.due()) await pacer.pause();
+  }
+  let dst = new Array<T>(src.length);
+  for (let width = SORT_RUN; width < src.length; width *= 2) {
+    for (let lo = 0; lo < src.length; lo += 2 * width) {
+      const mid = Math.min(lo + width, src.length);
+      const hi = Math.min(lo + 2 * width, src.length);
+      let i = lo;
+      let j = mid;
+      for (let k = lo; k < hi; k++) {
+        // `<= 0` takes from the left run first: stable.
+        dst[k] = i < mid && (j >= hi || cmp(src[i]!, src[j]!) <= 0) ? src[i++]! : src[j++]!;
+        if ((k & 255) === 255 && pacer.due()) await pacer.pause();
+      }
+    }
+    [src, dst] = [dst, src];
+  }
+  return src;
 }
 
 // -------------------------------------------------------------- summaries
@@ -285,14 +331,18 @@ export function checkSummaries(base: Doc, view: Doc): void {
  * built-in, or an expression of the base's `summaries` with the column's
  * values bound to `values`. A summary that fails is null.
  */
-function summariesOf<R>(rows: RowInput<R>[], base: Doc, view: Doc, now: number): Record<string, unknown> | null {
+async function summariesOf<R>(rows: RowInput<R>[], base: Doc, view: Doc, now: number, pacer: Pacer): Promise<Record<string, unknown> | null> {
   const wanted = view.summaries;
   if (typeof wanted !== 'object' || wanted === null || Array.isArray(wanted)) return null;
   const custom = (typeof base.summaries === 'object' && base.summaries !== null ? base.summaries : {}) as Record<string, string>;
   const out: Record<string, unknown> = {};
   for (const [prop, name] of Object.entries(wanted as Record<string, string>)) {
     try {
-      const values = rows.map((r) => propertyValue(prop, r.env));
+      const values: Value[] = [];
+      for (const r of rows) {
+        values.push(propertyValue(prop, r.env));
+        if (pacer.due()) await pacer.pause();
+      }
       const src = Object.prototype.hasOwnProperty.call(custom, name) ? custom[name]! : null;
       // The expression walks the column: its budget grows with the rows.
       const budget = rows[0]?.env.budget; // one budget shared by every row of the request

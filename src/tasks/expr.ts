@@ -96,6 +96,8 @@ export interface Env {
   backlinks?: (path: string) => string[];
   /** Steps left for the whole request, shared by every row's Env; absent: only the per-evaluation limit. */
   budget?: { left: number };
+  /** Steps left for this row, over all its evaluations (filters, keys, cells); absent: only the per-evaluation limit. */
+  row?: { left: number };
 }
 
 export const isDate = (v: unknown): v is DateValue => typeof v === 'object' && v !== null && (v as DateValue).kind === 'date';
@@ -381,6 +383,12 @@ export const MAX_EXPR_LENGTH = 2000;
  * visit their argument once per element.
  */
 export const MAX_STEPS = 100_000;
+/**
+ * Steps one row may take over all its evaluations: a row is evaluated
+ * without a pause, so this bounds how long it holds the event loop (tens of
+ * milliseconds) however many statements its filters have.
+ */
+export const ROW_MAX_STEPS = 200_000;
 /** Steps one request may take over all its rows (about a second of evaluation). */
 export const REQUEST_MAX_STEPS = 20_000_000;
 
@@ -1158,10 +1166,17 @@ export function propertyValue(id: string, env: Env): Value {
 
 /** Runs one evaluation, then charges its steps to the request's budget. */
 function run(env: Env, maxSteps: number, body: (c: Ctx) => Value): Value {
-  const c: Ctx = { env, formulaStack: [], steps: 0, maxSteps, locals: null };
+  const rowCapped = env.row !== undefined && env.row.left < maxSteps;
+  const c: Ctx = { env, formulaStack: [], steps: 0, maxSteps: rowCapped ? Math.max(0, env.row!.left) : maxSteps, locals: null };
   try {
     return body(c);
+  } catch (e) {
+    if (rowCapped && e instanceof ExprError && !(e instanceof BudgetError) && c.steps > c.maxSteps) {
+      throw new ExprError(`The row needs more than ${ROW_MAX_STEPS} steps in all (filters, formulas, sort keys and cells); simplify the base`);
+    }
+    throw e;
   } finally {
+    if (env.row) env.row.left -= c.steps;
     if (env.budget && (env.budget.left -= c.steps) < 0) {
       throw new BudgetError('The view needs too much work in all; narrow its filters or simplify its formulas');
     }

@@ -17,6 +17,7 @@ import { checkVisible, checkWritable, visible, type Scope } from '../notes/acces
 import { editFrontmatter } from '../notes/frontmatter.js';
 import { normalizeEtag } from '../vault/etag.js';
 import * as L from './lines.js';
+import { Pacer } from './pace.js';
 import { checkTimeZone, dayOf, parseDay, todayIn, wallClock } from './time.js';
 
 // ------------------------------------------------------------- File Tasks
@@ -111,16 +112,18 @@ export function fileTaskRecord(note: NoteEntry): TaskRecord {
   };
 }
 
-/** Every visible task, by path then line (a File Task before the inline tasks of its note). */
-export function allTasks(scope: Scope): TaskRecord[] {
-  const out: TaskRecord[] = [];
-  const notes = [...scope.index.notes()].filter((n) => visible(scope, n.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  for (const n of notes) {
-    if (isFileTask(n.frontmatter)) out.push(fileTaskRecord(n));
-    for (const t of n.facts.tasks) out.push(inlineRecord(t, n));
-  }
-  return out;
+/** The visible notes by path: a snapshot (the index replaces an entry when its file changes, it never edits one). */
+export function visibleNotes(scope: Scope): NoteEntry[] {
+  return [...scope.index.notes()].filter((n) => visible(scope, n.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+/** The tasks of one note: its File Task first, then its inline tasks by line. */
+export function* tasksOfNote(n: NoteEntry): Generator<TaskRecord> {
+  if (isFileTask(n.frontmatter)) yield fileTaskRecord(n);
+  for (const t of n.facts.tasks) yield inlineRecord(t, n);
+}
+
+const taskCount = (n: NoteEntry) => (isFileTask(n.frontmatter) ? 1 : 0) + n.facts.tasks.length;
 
 export const PAGE_DEFAULT = 100;
 export const PAGE_MAX = 500;
@@ -137,12 +140,23 @@ export function pageOffset(cursor: number | undefined): number {
   return cursor;
 }
 
-export function listTasks(scope: Scope, q: { cursor?: number; limit?: number }) {
+/** One page of every visible task, by path then line. Only the page's records are built; the rest are counted. */
+export async function listTasks(scope: Scope, q: { cursor?: number; limit?: number }) {
   const limit = pageLimit(q.limit);
   const offset = pageOffset(q.cursor);
-  const all = allTasks(scope);
-  const items = all.slice(offset, offset + limit);
-  return { items, next_cursor: offset + limit < all.length ? offset + limit : null };
+  const pacer = new Pacer('The task list');
+  const items: TaskRecord[] = [];
+  let seen = 0;
+  for (const n of visibleNotes(scope)) {
+    const count = taskCount(n);
+    if (seen + count > offset && items.length < limit) {
+      let i = seen;
+      for (const t of tasksOfNote(n)) if (i++ >= offset && items.length < limit) items.push(t);
+    }
+    seen += count;
+    if (pacer.due()) await pacer.pause();
+  }
+  return { items, next_cursor: offset + limit < seen ? offset + limit : null };
 }
 
 /** Finds a task by id: an inline task by block id, else a File Task by note id. */
@@ -165,7 +179,7 @@ export function taskById(scope: Scope, taskId: string): TaskRecord {
 
 export const BY_DAY_MAX_DAYS = 366;
 
-export function tasksByDay(scope: Scope, q: { from: string; to: string; tz?: string }) {
+export async function tasksByDay(scope: Scope, q: { from: string; to: string; tz?: string }) {
   const tz = checkTimeZone(q.tz, 'query.tz');
   const from = parseDay(q.from, 'query.from');
   const to = parseDay(q.to, 'query.to');
@@ -185,9 +199,13 @@ export function tasksByDay(scope: Scope, q: { from: string; to: string; tz?: str
     byDate.set(d.date, d);
     items.push(d);
   }
-  for (const t of allTasks(scope)) {
-    if (t.due) byDate.get(t.due)?.due.push(t);
-    if (t.done) byDate.get(t.done)?.done.push(t);
+  const pacer = new Pacer('The tasks by day');
+  for (const n of visibleNotes(scope)) {
+    for (const t of tasksOfNote(n)) {
+      if (t.due) byDate.get(t.due)?.due.push(t);
+      if (t.done) byDate.get(t.done)?.done.push(t);
+    }
+    if (pacer.due()) await pacer.pause();
   }
   return { from: q.from, to: q.to, tz: tz ?? null, today: todayIn(tz), items, next_cursor: null };
 }

@@ -13,8 +13,9 @@ import { checkWritable, visible, type Scope } from '../notes/access.js';
 import { fileNameFor } from '../notes/notes.js';
 import { normalizeEtag } from '../vault/etag.js';
 import { checkSummaries, columnsOf, evaluateRows, groupsOf, homeFiles, noteFileValue, otherFileValue, readsTasks, rowsKindOf, type RowsKind } from './base-rows.js';
-import { checkFilter, checkFormulas, checkProperty, ExprError, parseDate, REQUEST_MAX_STEPS, type Env, type FileValue, type Value } from './expr.js';
-import { allTasks, pageLimit, pageOffset, type TaskRecord } from './tasks.js';
+import { checkFilter, checkFormulas, checkProperty, ExprError, parseDate, REQUEST_MAX_STEPS, ROW_MAX_STEPS, type Env, type FileValue, type Value } from './expr.js';
+import { Pacer } from './pace.js';
+import { pageLimit, pageOffset, tasksOfNote, visibleNotes, type TaskRecord } from './tasks.js';
 import { checkTimeZone, wallClock } from './time.js';
 
 export const VIEWS_ROOT = 'Views/';
@@ -315,7 +316,8 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
   const chosen = q.view === undefined ? (views[0] ?? {}) : views.find((x) => x.name === q.view);
   if (!chosen) throw errors.notFound(`The file has no view named "${q.view}"`, { field: 'query.view' });
   const invalid = (e: unknown): never => {
-    if (e instanceof ExprError || e instanceof AppError) {
+    // A 503 from the pacer (too slow) is not the base's fault and keeps its status.
+    if (e instanceof ExprError || (e instanceof AppError && e.status === 400)) {
       throw errors.badRequest(`The view cannot be evaluated: ${e.message}`, { reason: 'invalid_expression', id: v.id });
     }
     throw e;
@@ -342,9 +344,11 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
     rows: kind,
     columns: columnsOf(v.base, order),
   };
-  const run = <R>(input: Array<{ row: R; env: Env }>) => {
+  // Rows are read off a snapshot of the index taken now (its entries are replaced, never changed, when a file changes), so a paused evaluation sees one version of every note.
+  const pacer = new Pacer('The view');
+  const run = async <R>(input: Iterable<{ row: R; env: Env }>) => {
     try {
-      return evaluateRows(input, v.base!, chosen, { offset, limit }, now);
+      return await evaluateRows(input, v.base!, chosen, { offset, limit }, now, pacer);
     } catch (e) {
       return invalid(e);
     }
@@ -353,12 +357,16 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
   if (kind === 'files') {
     const baseFile = scope.index.fileByPath(v.path);
     const self = baseFile ? otherFileValue(scope, baseFile, tz) : null;
-    const input = homeFiles(scope).map(({ note, file }) => {
-      const f = note ? noteFileValue(scope, note, tz) : otherFileValue(scope, file!, tz);
-      const env: Env = { now, file: f, note: note?.frontmatter ?? {}, formulas, memo: new Map(), self, backlinks, budget };
-      return { row: { note, file }, env };
-    });
-    const r = run(input);
+    const snapshot = homeFiles(scope);
+    // Lazy: each row's values are built inside the paced filter pass.
+    const input = (function* () {
+      for (const { note, file } of snapshot) {
+        const f = note ? noteFileValue(scope, note, tz) : otherFileValue(scope, file!, tz);
+        const env: Env = { now, file: f, note: note?.frontmatter ?? {}, formulas, memo: new Map(), self, backlinks, budget, row: { left: ROW_MAX_STEPS } };
+        yield { row: { note, file }, env };
+      }
+    })();
+    const r = await run(input);
     const items: FileRow[] = r.items.map(({ row: { note, file }, values, group }) => {
       const path = note ? note.path : file!.path;
       return {
@@ -373,15 +381,18 @@ export async function viewRows(scope: Scope, id: string, q: RowsQuery, nowMs = D
     return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, summaries: r.summaries, next_cursor: r.next_cursor };
   }
 
-  const files = new Map<string, FileValue>();
-  const input = allTasks(scope).map((t) => {
-    const n = scope.index.noteByPath(t.path)!;
-    let f = files.get(n.path);
-    if (!f) files.set(n.path, (f = noteFileValue(scope, n, tz)));
-    const env: Env = { now, file: f, note: n.frontmatter ?? {}, objects: { task: taskObject(t) }, formulas, memo: new Map(), backlinks, budget };
-    return { row: t, env };
-  });
-  const r = run(input);
+  const notes = visibleNotes(scope);
+  const input = (function* () {
+    for (const n of notes) {
+      let f: FileValue | null = null;
+      for (const t of tasksOfNote(n)) {
+        f ??= noteFileValue(scope, n, tz);
+        const env: Env = { now, file: f, note: n.frontmatter ?? {}, objects: { task: taskObject(t) }, formulas, memo: new Map(), backlinks, budget, row: { left: ROW_MAX_STEPS } };
+        yield { row: t, env };
+      }
+    }
+  })();
+  const r = await run(input);
   const items = r.items.map(({ row, values, group }) => ({ ...row, values, ...(r.grouped ? { group } : {}) }));
   return { ...head, total: r.total, items, groups: r.grouped ? groupsOf(items) : null, summaries: r.summaries, next_cursor: r.next_cursor };
 }

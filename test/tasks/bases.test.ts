@@ -163,20 +163,20 @@ describe('work is bounded', () => {
     expect(ev('"x".repeat(40000).split("").map(index).unique().length')).toBe(40000);
   });
 
-  it('gives a summary expression a budget that grows with the rows', () => {
+  it('gives a summary expression a budget that grows with the rows', async () => {
     const many = Array.from({ length: 30000 }, (_, i) => ({ row: i, env: { now: NOW, file: null, note: { n: 1 } } as Env }));
-    const r = evaluateRows(many, { summaries: { twice: 'values.map(value * 2).sum()' } }, { summaries: { n: 'twice' } }, { offset: 0, limit: 1 });
+    const r = await evaluateRows(many, { summaries: { twice: 'values.map(value * 2).sum()' } }, { summaries: { n: 'twice' } }, { offset: 0, limit: 1 });
     expect(r.summaries).toEqual({ n: 60000 });
   });
 
-  it('stops the whole view, not one cell, when the request budget shared by its rows is spent', () => {
+  it('stops the whole view, not one cell, when the request budget shared by its rows is spent', async () => {
     const budget = { left: 5000 };
     const rows = () => Array.from({ length: 1000 }, (_, i) => ({ row: i, env: { now: NOW, file: null, note: { n: i }, budget } as Env }));
-    expect(() => evaluateRows(rows(), { filters: '[n, n, n].map(value + 1).length == 3' }, {}, { offset: 0, limit: 10 })).toThrow(BudgetError);
+    await expect(evaluateRows(rows(), { filters: '[n, n, n].map(value + 1).length == 3' }, {}, { offset: 0, limit: 10 })).rejects.toThrow(BudgetError);
     budget.left = 5000;
-    expect(() => evaluateRows(rows(), {}, { order: ['[n, n, n].map(value + 1)'] }, { offset: 0, limit: 1000 })).toThrow(/too much work in all/);
+    await expect(evaluateRows(rows(), {}, { order: ['[n, n, n].map(value + 1)'] }, { offset: 0, limit: 1000 })).rejects.toThrow(/too much work in all/);
     budget.left = 5000;
-    expect(evaluateRows(rows(), {}, { order: ['n'] }, { offset: 0, limit: 1000 }).items).toHaveLength(1000);
+    expect((await evaluateRows(rows(), {}, { order: ['n'] }, { offset: 0, limit: 1000 })).items).toHaveLength(1000);
   });
 
   it('evaluates each formula once per row, so doubling chains stay cheap', () => {
@@ -283,27 +283,27 @@ describe('the row pipeline', () => {
     ['two sort keys', {}, { sort: [{ property: 'shelf' }, { property: 'name', direction: 'DESC' }] }, ['e', 'c', 'd', 'b', 'a']],
     ['limit after sort', {}, { sort: [{ property: 'rating', direction: 'DESC' }], limit: 2 }, ['c', 'e']],
   ];
-  it.each(cases)('%s', (_name, base, view, expected) => {
-    expect(names(evaluateRows(input(), base, view, page).items)).toEqual(expected);
+  it.each(cases)('%s', async (_name, base, view, expected) => {
+    expect(names((await evaluateRows(input(), base, view, page)).items)).toEqual(expected);
   });
 
-  it('counts matches before the limit, pages after it, and groups a page', () => {
+  it('counts matches before the limit, pages after it, and groups a page', async () => {
     const view = { groupBy: { property: 'shelf', direction: 'DESC' }, sort: [{ property: 'name' }], order: ['name', 'rating'], limit: 4 };
-    const r = evaluateRows(input(), {}, view, { offset: 1, limit: 2 });
+    const r = await evaluateRows(input(), {}, view, { offset: 1, limit: 2 });
     expect(r.total).toBe(5);
     expect(names(r.items)).toEqual(['b', 'd']);
     expect(r.next_cursor).toBe(3);
     expect(r.items[0]).toMatchObject({ values: { name: 'b', rating: null }, group: 'sf' });
-    const last = evaluateRows(input(), {}, view, { offset: 3, limit: 2 });
+    const last = await evaluateRows(input(), {}, view, { offset: 3, limit: 2 });
     expect(names(last.items)).toEqual(['c']);
     expect(last.next_cursor).toBeNull();
     expect(groupsOf([{ group: 'sf' }, { group: 'sf' }, { group: 'crime' }]).map((g) => [g.key, g.items.length])).toEqual([['sf', 2], ['crime', 1]]);
   });
 
-  it('makes a cell that fails null, but a failing filter fails the view', () => {
-    const r = evaluateRows(input(), {}, { order: ['"x".repeat(200000)', 'name'] }, page);
+  it('makes a cell that fails null, but a failing filter fails the view', async () => {
+    const r = await evaluateRows(input(), {}, { order: ['"x".repeat(200000)', 'name'] }, page);
     expect(r.items[0]!.values).toEqual({ '"x".repeat(200000)': null, name: 'a' });
-    expect(() => evaluateRows(input(), { filters: '"x".repeat(200000) != ""' }, {}, page)).toThrow(ExprError);
+    await expect(evaluateRows(input(), { filters: '"x".repeat(200000) != ""' }, {}, page)).rejects.toThrow(ExprError);
   });
 
   it('names columns from properties.displayName', () => {
@@ -318,9 +318,9 @@ describe('the row pipeline', () => {
 });
 
 describe('text sorts as people read it', () => {
-  it('ignores case and orders numbers by value', () => {
+  it('ignores case and orders numbers by value', async () => {
     const rows = ['note 10', 'Note 2', 'apple', 'Banana'].map((name) => ({ row: name, env: { now: NOW, file: null, note: { name } } as Env }));
-    const r = evaluateRows(rows, {}, { sort: [{ property: 'name' }] }, { offset: 0, limit: 10 });
+    const r = await evaluateRows(rows, {}, { sort: [{ property: 'name' }] }, { offset: 0, limit: 10 });
     expect(r.items.map((i) => i.row)).toEqual(['apple', 'Banana', 'Note 2', 'note 10']);
   });
 });
@@ -381,15 +381,15 @@ describe('summaries', () => {
     ['rating', 'avg1', 3.3],
     ['rating', 'broken', null],
   ];
-  it.each(cases)('%s: %s → %j', (prop, name, expected) => {
-    const r = evaluateRows(input(), base, { summaries: { [prop]: name } }, { offset: 0, limit: 1 }, NOW);
+  it.each(cases)('%s: %s → %j', async (prop, name, expected) => {
+    const r = await evaluateRows(input(), base, { summaries: { [prop]: name } }, { offset: 0, limit: 1 }, NOW);
     expect(r.summaries).toEqual({ [prop]: expected });
   });
 
-  it('summarises the rows after the view limit, over all pages; null without summaries', () => {
+  it('summarises the rows after the view limit, over all pages; null without summaries', async () => {
     const view = { sort: [{ property: 'rating', direction: 'DESC' }], limit: 2, summaries: { rating: 'Sum' } };
-    expect(evaluateRows(input(), {}, view, { offset: 0, limit: 1 }).summaries).toEqual({ rating: 9 });
-    expect(evaluateRows(input(), {}, {}, { offset: 0, limit: 1 }).summaries).toBeNull();
+    expect((await evaluateRows(input(), {}, view, { offset: 0, limit: 1 })).summaries).toEqual({ rating: 9 });
+    expect((await evaluateRows(input(), {}, {}, { offset: 0, limit: 1 })).summaries).toBeNull();
   });
 
   it('refuses unknown summary names and bad custom summaries', () => {
@@ -427,12 +427,12 @@ describe("the syntax page's example base", () => {
     { f: fileOf('Required Reading/Book.md', ['book']), note: { price: 30, age: 1, status: 'open' } },
   ].map((r) => ({ row: r.f.path, env: { now: NOW, file: r.f, note: r.note, formulas: doc.formulas as Record<string, string>, memo: new Map() } as Env }));
 
-  it('is a file base, passes the checks, and evaluates', () => {
+  it('is a file base, passes the checks, and evaluates', async () => {
     expect(rowsKindOf(doc)).toBe('files');
     const view = doc.views[0]!;
     expect(() => checkSummaries(doc, view)).not.toThrow();
     expect(() => checkFormulas(doc.formulas)).not.toThrow();
-    const r = evaluateRows(rows, doc, view, { offset: 0, limit: 10 }, NOW);
+    const r = await evaluateRows(rows, doc, view, { offset: 0, limit: 10 }, NOW);
     // Cup has no tag (the not group keeps it), Old is done, Book is a book in Required Reading.
     expect(r.items.map((i) => i.row)).toEqual(['Shop/Cup.md', 'Shop/Pen.md']);
     expect(r.items.map((i) => i.group)).toEqual([3, 2]);
