@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Home } from '../../src/vault/home.js';
@@ -102,6 +103,63 @@ describe('watchHome', () => {
 
     await rm(path.join(root, 'P2'), { recursive: true });
     await waitFor(() => c.state.size === 0, 5000, () => JSON.stringify([...c.state]));
+  });
+
+  it('keeps watching a folder that git deletes and makes again under the same name', async () => {
+    const root = await tmpDir('quire-watch-');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.email', 't@example.org');
+    git('config', 'user.name', 'T');
+    const commit = (files: Record<string, string>) => {
+      for (const f of ['A', 'top.md']) execFileSync('rm', ['-rf', path.join(root, f)]);
+      for (const [f, text] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+        writeFileSync(path.join(root, f), text);
+      }
+      git('add', '-A');
+      git('commit', '-q', '--allow-empty', '-m', 'c');
+      return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    };
+    const withA = commit({ 'A/one.md': '1', 'A/two.md': '2', 'top.md': 't1' });
+    const withoutA = commit({ 'top.md': 't2' });
+    const otherA = commit({ 'A/three.md': '3', 'top.md': 't3' });
+    const c = consumer(root);
+    await start(root, { onBatch: c.onBatch });
+    const worktree = async () => new Map([...(await diskState(root))].filter(([k]) => !k.startsWith('.git/')));
+    for (let round = 0; round < 6; round++) {
+      // A folder emptied and filled again among other changes: its watch must follow the new folder.
+      git('checkout', '-q', '-f', withA);
+      git('checkout', '-q', '-f', withoutA);
+      git('checkout', '-q', '-f', round % 2 ? withA : otherA);
+      await waitFor(async () => sameMap(c.state, await worktree()), 5000, () => JSON.stringify([...c.state]));
+      // A file written into the new folder afterwards is seen only through the new folder's watch.
+      await writeFile(path.join(root, 'A', `later${round}.md`), 'later');
+      await waitFor(async () => sameMap(c.state, await worktree()), 5000, () => `round ${round}: ${JSON.stringify([...c.state])}`);
+      await rm(path.join(root, 'A', `later${round}.md`));
+    }
+  });
+
+  it('does not follow symlinks: a link made, a file replaced by a link, a folder link', async () => {
+    const root = await tmpDir('quire-watch-');
+    const away = await tmpDir('quire-away-');
+    await writeFile(path.join(away, 'secret.md'), 'secret');
+    await mkdir(path.join(away, 'dir'));
+    await writeFile(path.join(away, 'dir', 'inner.md'), 'inner');
+    await writeFile(path.join(root, 'swap.md'), 'plain');
+    const c = consumer(root);
+    await start(root, { onBatch: c.onBatch, ignoreInitial: false });
+    expect([...c.state.keys()]).toEqual(['swap.md']);
+    await symlink(path.join(away, 'secret.md'), path.join(root, 'link.md'));
+    await symlink(path.join(away, 'dir'), path.join(root, 'linkdir'));
+    await unlink(path.join(root, 'swap.md'));
+    await symlink(path.join(away, 'secret.md'), path.join(root, 'swap.md'));
+    await writeFile(path.join(away, 'dir', 'new.md'), 'new');
+    await writeFile(path.join(root, 'control.md'), 'control');
+    await waitFor(() => c.state.has('control.md') && !c.state.has('swap.md'), 5000, () => JSON.stringify([...c.state]));
+    await new Promise((r) => setTimeout(r, 150));
+    expect([...c.state.keys()]).toEqual(['control.md']);
+    expect(c.all().filter((x) => x.kind === 'upsert').map((x) => x.path).sort()).toEqual(['control.md', 'swap.md']);
   });
 
   it('ignores editor swap/backup/temp files, .git, Obsidian workspace and internal folders', async () => {
