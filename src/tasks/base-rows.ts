@@ -17,6 +17,7 @@ import {
   isDate,
   MAX_STEPS,
   numberStat,
+  ROW_MAX_STEPS,
   propertyValue,
   readsMemberOf,
   sortCompare,
@@ -344,9 +345,11 @@ async function summariesOf<R>(rows: RowInput<R>[], base: Doc, view: Doc, now: nu
         if (pacer.due()) await pacer.pause();
       }
       const src = Object.prototype.hasOwnProperty.call(custom, name) ? custom[name]! : null;
-      // The expression walks the column: its budget grows with the rows.
+      // The expression walks the column: its allowance grows with the rows, up to what one
+      // row may take, as it runs without a pause.
       const budget = rows[0]?.env.budget; // one budget shared by every row of the request
-      const run = (expr: string) => evaluate(expr, { now, file: null, note: {}, objects: { values }, budget }, MAX_STEPS + 20 * values.length);
+      const steps = Math.min(MAX_STEPS + 20 * values.length, ROW_MAX_STEPS);
+      const run = (expr: string) => evaluate(expr, { now, file: null, note: {}, objects: { values }, budget }, steps);
       out[prop] = toJson(src !== null ? run(src) : BUILT_IN[name.toLowerCase()]!(values));
     } catch (e) {
       if (!(e instanceof ExprError) || e instanceof BudgetError) throw e;
