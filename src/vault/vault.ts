@@ -584,6 +584,8 @@ export class Vault {
     if (this.cacheTimer) clearTimeout(this.cacheTimer);
     this.cacheTimer = null;
     await this.watcher?.close();
+    // Files replaced in the last second are still kept aside for late writers: check them now, not never.
+    await this.home.settleDisplaced().catch((e) => this.report(e));
     await this.saveSnapshot().catch((e) => this.report(e));
     this.state = 'closed';
   }
