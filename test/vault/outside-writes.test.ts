@@ -210,7 +210,7 @@ describe('PUT /api/v1/files/content racing an outside appender (real server on l
       const tag = `out${round}`;
       const acks: Ack[] = [];
       let done = false;
-      const outside = outsideWriter(path.join(homeDir, name), 'append', count, tag, 4).finally(() => (done = true));
+      const outside = outsideWriter(path.join(homeDir, name), 'append', count, tag, 8).finally(() => (done = true));
       const writers = Array.from({ length: WRITERS }, async (_, w) => {
         for (let i = 0; !done; i++) {
           const got = await fetch(inst.url + route, { headers: auth });
