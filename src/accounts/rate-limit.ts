@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
+import { authenticate, bearerToken } from './credentials.js';
 
 const WINDOW_MS = 60_000;
 
@@ -58,6 +59,15 @@ function tooMany(res: FastifyReply, retryAfter: number, what: string) {
   return res.code(429).header('retry-after', String(retryAfter)).type('application/json; charset=utf-8').send(err.toEnvelope());
 }
 
+function validToken(services: Services, header: string): boolean {
+  try {
+    const token = bearerToken(header);
+    return token !== null && authenticate(services.store, token, Date.now()) !== null;
+  } catch {
+    return false;
+  }
+}
+
 export function installRateLimits(app: FastifyInstance, services: Services): void {
   const routes = new SlidingWindowLimiter();
   const failures = new SlidingWindowLimiter();
@@ -67,7 +77,9 @@ export function installRateLimits(app: FastifyInstance, services: Services): voi
     const config = services.config;
     if (req.headers.authorization) {
       const wait = failures.blocked(req.ip, config.bearerFailureLimitPerMinute);
-      if (wait > 0) return void tooMany(res, wait, 'failed sign-in tokens');
+      // Only the guessing stops: a valid token from the same address (a neighbour behind the same
+      // NAT, or the owner after a typo) is still served. Checking it is one hash and a lookup.
+      if (wait > 0 && !validToken(services, req.headers.authorization)) return void tooMany(res, wait, 'failed sign-in tokens');
     }
     const path = req.url.split('?')[0]!;
     if (SIGN_IN_ROUTE.test(path) || PAGE_ROUTE.test(path)) {

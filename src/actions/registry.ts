@@ -4,6 +4,7 @@
  * module throws when two declarations share a name, a tool name, or a method and route.
  */
 import type { ActionDef } from './types.js';
+import { withLimits } from './limits.js';
 import { actions as accounts } from '../accounts/actions.js';
 import { actions as tags } from '../tags/actions.js';
 import { actions as system } from '../system/actions.js';
@@ -70,8 +71,8 @@ export function buildRegistry(defs: Iterable<AnyAction>): ReadonlyArray<AnyActio
   return Object.freeze([...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
 }
 
-/** Every declared action, sorted by name. */
-export const registry: ReadonlyArray<AnyAction> = buildRegistry(AREAS.flatMap((a) => a.actions));
+/** Every declared action, sorted by name, with the input limits of src/actions/limits.ts in its schemas. */
+export const registry: ReadonlyArray<AnyAction> = buildRegistry(AREAS.flatMap((a) => a.actions).map(withLimits));
 
 const byName = new Map(registry.map((def) => [def.name, def] as const));
 const byTool = new Map(registry.map((def) => [def.tool, def] as const));

@@ -6,7 +6,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { TypeGuard, type TSchema } from '@sinclair/typebox';
-import { AppError, errors } from '../core/errors.js';
+import { AppError, errors, type ErrorCode } from '../core/errors.js';
+import { addLimitKeywords, depthExceeds, LIMIT_CLASS, LIMITS } from './limits.js';
 import type { ActionDef, ActionInput } from './types.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable export sits on `default`.
@@ -17,6 +18,7 @@ const addFormats: AddFormats =
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: false });
   addFormats(ajv);
+  addLimitKeywords(ajv);
   return ajv;
 }
 const coercing = makeAjv(true);
@@ -54,8 +56,32 @@ function lowerKeys(obj: Record<string, unknown> | undefined): Record<string, unk
   return out;
 }
 
+const LIMIT_KEYWORDS = new Set(['maxLength', 'maxItems', 'maxProperties', 'maxSize']);
+
+/** A limit breach, said with the size sent and the limit (docs/reliability.md, "Limits"). */
+function describeLimit(field: string, e: ErrorObject): { field: string; message: string; code: ErrorCode; limit: string } {
+  const limit = String((e.params as { limit: number }).limit);
+  const data = e.data as unknown;
+  const cls = (e.parentSchema as Record<string, unknown> | undefined)?.[LIMIT_CLASS];
+  let message: string;
+  switch (e.keyword) {
+    case 'maxLength':
+      message = `${field} is ${(data as string).length} characters long; the limit is ${limit}`;
+      break;
+    case 'maxItems':
+      message = `${field} has ${(data as unknown[]).length} items; the limit is ${limit}`;
+      break;
+    case 'maxProperties':
+      message = `${field} has ${Object.keys(data as object).length} keys; the limit is ${limit}`;
+      break;
+    default:
+      message = `${field} ${e.message ?? 'is too large'}`;
+  }
+  return { field, message, code: cls === 'name' || cls === 'path' ? 'name_too_long' : 'bad_request', limit };
+}
+
 /** A readable sentence for the most relevant schema error, and the field it names. */
-function describe(part: Part, errs: ErrorObject[]): { field: string; message: string } {
+function describe(part: Part, errs: ErrorObject[]): { field: string; message: string; code?: ErrorCode; limit?: string } {
   const fieldOf = (e: ErrorObject) => {
     const extra =
       e.keyword === 'required'
@@ -67,6 +93,9 @@ function describe(part: Part, errs: ErrorObject[]): { field: string; message: st
     return [part, ...segs].join('.');
   };
   // Prefer an `anyOf` failure at the shallowest path: it lists the allowed forms.
+  // A limit breach comes first: the other errors of an oversized value say nothing useful.
+  const overLimit = errs.find((e) => LIMIT_KEYWORDS.has(e.keyword));
+  if (overLimit) return describeLimit(fieldOf(overLimit), overLimit);
   const anyOf = errs.find((e) => e.keyword === 'anyOf');
   const best = anyOf ?? errs.find((e) => e.keyword !== 'if') ?? errs[0]!;
   const field = fieldOf(best);
@@ -108,6 +137,12 @@ export function validateInput(action: ActionDef<any>, raw: RawInput): ActionInpu
     headers: lowerKeys(raw.headers as Record<string, unknown> | undefined),
     body: raw.body,
   };
+  // Before validation, whose recursion follows the value's nesting.
+  if (depthExceeds(input.body, LIMITS.bodyDepth)) {
+    throw new AppError('bad_request', `request body nests deeper than ${LIMITS.bodyDepth} levels`, {
+      details: { field: 'body', limit: String(LIMITS.bodyDepth) },
+    });
+  }
   for (const part of PARTS) {
     const check = v[part];
     if (!check) continue;
@@ -122,8 +157,8 @@ export function validateInput(action: ActionDef<any>, raw: RawInput): ActionInpu
       const name = (missingHeader.params as { missingProperty: string }).missingProperty;
       throw errors.preconditionRequired(name === 'if-match' ? 'If-Match' : 'If-None-Match');
     }
-    const { field, message } = describe(part, errs);
-    throw new AppError('bad_request', message, { details: { field } });
+    const { field, message, code, limit } = describe(part, errs);
+    throw new AppError(code ?? 'bad_request', message, { details: limit ? { field, limit } : { field } });
   }
   if (!action.input.body && raw.body !== undefined && raw.body !== null && raw.body !== '') {
     throw new AppError('bad_request', `${action.name} takes no request body`, { details: { field: 'body' } });

@@ -38,6 +38,20 @@ export interface Config {
   /** Let web clips fetch private, loopback and link-local addresses (QUIRE_CLIP_ALLOW_PRIVATE=1). */
   allowPrivateFetch: boolean;
   /**
+   * Which reverse proxies' `X-Forwarded-For` names the client (QUIRE_TRUST_PROXY): false (the
+   * default) ignores the header, a number trusts that many hops, a string lists proxy addresses
+   * and CIDRs. Rate limits count the address this yields (docs/reliability.md).
+   */
+  trustProxy: boolean | number | string;
+  /** Open connections allowed from one address; 0 = no limit (QUIRE_MAX_CONNECTIONS_PER_IP). */
+  maxConnectionsPerIp: number;
+  /** Time a client has to send a request's headers (QUIRE_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number;
+  /** Time a client has to send a whole request, body included (QUIRE_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** Bytes of large request bodies (over 1 MiB) read at once; more wait with 503 (QUIRE_LARGE_BODY_BUDGET). */
+  largeBodyBudgetBytes: number;
+  /**
    * Follow symbolic links in a Home that lead outside it (`quire serve --vault --follow-symlinks`,
    * QUIRE_FOLLOW_SYMLINKS=1): the index, search and watcher then see what they point at. Off by
    * default: no link is followed out of a Home (docs/vault-disk.md, "Symlinks").
@@ -74,6 +88,11 @@ export interface ConfigInput {
   oidcProviders?: OidcProviderConfig[];
   allowPrivateFetch?: boolean;
   followSymlinks?: boolean;
+  trustProxy?: string;
+  maxConnectionsPerIp?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  largeBodyBudgetBytes?: number;
 }
 
 function parseProviders(text: string | undefined): OidcProviderConfig[] {
@@ -97,6 +116,18 @@ function parseProviders(text: string | undefined): OidcProviderConfig[] {
 }
 
 const trimSlash = (s: string | undefined) => (s === undefined || s === '' ? null : s.replace(/\/+$/, ''));
+
+/** QUIRE_TRUST_PROXY: off, `1`/`true` (one hop), a hop count, or a comma list of addresses and CIDRs. */
+export function parseTrustProxy(text: string | undefined): boolean | number | string {
+  const v = (text ?? '').trim();
+  if (v === '' || v === '0' || v.toLowerCase() === 'false') return false;
+  if (v.toLowerCase() === 'true') return 1;
+  if (/^[0-9]+$/.test(v)) return Number(v);
+  const list = v.split(',').map((s) => s.trim());
+  const bad = list.find((s) => !/^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(s) && !['loopback', 'linklocal', 'uniquelocal'].includes(s));
+  if (bad !== undefined) throw new Error(`QUIRE_TRUST_PROXY: "${bad}" is not an address, a CIDR, loopback, linklocal or uniquelocal`);
+  return list.join(',');
+}
 
 function intOr(value: string | number | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -127,6 +158,11 @@ export function loadConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     bearerFailureLimitPerMinute: intOr(env.QUIRE_BEARER_FAILURE_LIMIT, 30, 'QUIRE_BEARER_FAILURE_LIMIT'),
     allowPrivateFetch: input.allowPrivateFetch ?? env.QUIRE_CLIP_ALLOW_PRIVATE === '1',
     followSymlinks: input.followSymlinks ?? env.QUIRE_FOLLOW_SYMLINKS === '1',
+    trustProxy: parseTrustProxy(input.trustProxy ?? env.QUIRE_TRUST_PROXY),
+    maxConnectionsPerIp: intOr(input.maxConnectionsPerIp ?? env.QUIRE_MAX_CONNECTIONS_PER_IP, 256, 'QUIRE_MAX_CONNECTIONS_PER_IP'),
+    headersTimeoutMs: intOr(input.headersTimeoutMs ?? env.QUIRE_HEADERS_TIMEOUT_MS, 10_000, 'QUIRE_HEADERS_TIMEOUT_MS'),
+    requestTimeoutMs: intOr(input.requestTimeoutMs ?? env.QUIRE_REQUEST_TIMEOUT_MS, 120_000, 'QUIRE_REQUEST_TIMEOUT_MS'),
+    largeBodyBudgetBytes: intOr(input.largeBodyBudgetBytes ?? env.QUIRE_LARGE_BODY_BUDGET, 64 * 1024 * 1024, 'QUIRE_LARGE_BODY_BUDGET'),
   };
 }
 

@@ -4,14 +4,22 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { ActionDef } from '../../actions/types.js';
+import { bodyLimitOf, LIMITS } from '../../actions/limits.js';
+
+/** Limits other than the defaults of docs/reliability.md, "Limits" (4,096 characters, 10,000 items). */
+function bound(x: { maxLength?: number; maxItems?: number }): string {
+  if (x.maxLength !== undefined && x.maxLength !== LIMITS.string) return ` ≤${x.maxLength}`;
+  if (x.maxItems !== undefined && x.maxItems !== LIMITS.array) return ` ≤${x.maxItems} items`;
+  return '';
+}
 
 function typeOf(s: TSchema): string {
-  const x = s as { type?: string | string[]; anyOf?: TSchema[]; const?: unknown; format?: string; items?: TSchema };
+  const x = s as { type?: string | string[]; anyOf?: TSchema[]; const?: unknown; format?: string; items?: TSchema; maxLength?: number; maxItems?: number };
   if (x.const !== undefined) return JSON.stringify(x.const);
   if (x.anyOf) return x.anyOf.map(typeOf).join(' \\| ');
-  if (x.type === 'array') return `array of ${x.items ? typeOf(x.items) : 'any'}`;
-  if (x.format) return `${String(x.type)} (${x.format})`;
-  return x.type ? String(x.type) : 'any';
+  if (x.type === 'array') return `array of ${x.items ? typeOf(x.items) : 'any'}${bound(x)}`;
+  if (x.format) return `${String(x.type)} (${x.format})${bound(x)}`;
+  return x.type ? `${String(x.type)}${bound(x)}` : 'any';
 }
 
 function params(a: ActionDef<any>): string {
@@ -28,6 +36,7 @@ function params(a: ActionDef<any>): string {
       out.push(`${part} \`${name}\` ${typeOf(s)} ${req}`);
     }
   }
+  if (a.input.body && bodyLimitOf(a) !== LIMITS.body) out.push(`body ≤${bodyLimitOf(a) / (1024 * 1024)} MiB`);
   return out.join('; ') || 'none';
 }
 
@@ -37,6 +46,7 @@ export function renderActionsDoc(actions: ReadonlyArray<ActionDef<any>>): string
     '',
     'Generated from the declarations in `src/*/actions.ts` by `npm run docs` — do not edit by hand.',
     'Eff: R read only, D destructive (needs `--confirm` on the command line and `confirm: true` over MCP).',
+    'Limits (docs/reliability.md, "Limits"): ≤N after a type is a maximum length in characters (or items) other than the defaults, 4,096 characters per string and 10,000 items per array; bodies are at most 1 MiB unless a row says more.',
     'RC: needs a recent confirmation. Surf: A = cli, mcp, webmcp; B = browser flow only. ✔ = implemented; ✘ answers 501 `not_implemented`. Ext = an extension beyond the spec.',
     '',
   ];
