@@ -8,6 +8,12 @@
  * file, rename over the target, fsync the folder. Errors are AppErrors naming
  * `opts.label` (pass the Home-relative path; the default is the file name, so
  * absolute server paths never reach a message).
+ *
+ * writeFileChecked / removeChecked: the same, for files other programs edit
+ * too (a Home): they replace or remove only the file the caller read and
+ * checked, and hand back any other program's bytes they moved out of the
+ * way instead of destroying them (docs/vault-disk.md, "Replacing only what
+ * was checked").
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants as fsConstants, fstatSync, linkSync, lstatSync, openSync, readSync, renameSync, type Stats } from 'node:fs';

@@ -5,7 +5,9 @@
  *
  *   resolve the path → read the bytes on disk → check If-Match /
  *   If-None-Match against them → check case conflicts (new names) → check
- *   the quota → atomic write → record it as our own → tell listeners.
+ *   the quota → record it as our own → atomic replace of only the bytes
+ *   read (another program's edit in between means 412, never its loss)
+ *   → tell listeners.
  *
  * Reads take no lock: atomic renames mean a reader sees whole files only.
  */
