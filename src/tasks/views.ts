@@ -28,12 +28,26 @@ interface Parsed {
   error: string | null;
   /** Top-level `id` when it is a non-empty string. */
   id: string | null;
+  /** What the rows are, decided once per version: deciding parses every expression of the base. */
+  rows: RowsKind | null;
 }
+
+/**
+ * Largest `.base` file read. Obsidian's bases are a few kilobytes; parsing
+ * YAML is one step that cannot pause (about 25 ms for 64 KiB, half a second
+ * for 1 MiB), and every view lookup reads every base once per version.
+ */
+export const MAX_BASE_BYTES = 64 * 1024;
 
 /** Parsed `.base` files by path, reused while the ETag is unchanged. One cache per index. */
 const caches = new WeakMap<object, Map<string, Parsed>>();
 
-function parseBase(text: string): { doc: Record<string, unknown> | null; error: string | null } {
+function parseBase(text: string): { doc: Record<string, unknown> | null; error: string | null; rows: RowsKind | null } {
+  const { doc, error } = parseYaml(text);
+  return { doc, error, rows: doc ? rowsKindOf(doc) : null };
+}
+
+function parseYaml(text: string): { doc: Record<string, unknown> | null; error: string | null } {
   try {
     const doc = YAML.parse(text === '' ? '{}' : text) as unknown;
     if (doc === null || doc === undefined) return { doc: {}, error: null };
@@ -55,19 +69,27 @@ async function parsedOf(scope: Scope, f: FileEntry): Promise<Parsed> {
   if (!cache) caches.set(scope.index, (cache = new Map()));
   const hit = cache.get(f.path);
   if (hit && hit.etag === f.etag) return hit;
+  const tooLarge = (etag: string): Parsed => {
+    const p: Parsed = { etag, doc: null, error: `the file is larger than ${MAX_BASE_BYTES / 1024} KiB, more than a base needs; it is not read`, id: null, rows: null };
+    cache!.set(f.path, p);
+    return p;
+  };
+  if (f.size > MAX_BASE_BYTES) return tooLarge(f.etag);
   let text: string;
   let etag: string;
   try {
     const r = await scope.vault.home.read(f.path);
+    // The file grew since the index saw it.
+    if (r.bytes.length > MAX_BASE_BYTES) return tooLarge(r.etag);
     text = r.bytes.toString('utf8');
     etag = r.etag;
   } catch (e) {
-    if (e instanceof AppError && e.status === 404) return { etag: f.etag, doc: null, error: 'file is gone', id: null };
+    if (e instanceof AppError && e.status === 404) return { etag: f.etag, doc: null, error: 'file is gone', id: null, rows: null };
     throw e;
   }
-  const { doc, error } = parseBase(text);
+  const { doc, error, rows } = parseBase(text);
   const rawId = doc?.id;
-  const p: Parsed = { etag, doc, error, id: typeof rawId === 'string' && rawId.trim() ? rawId.trim() : typeof rawId === 'number' ? String(rawId) : null };
+  const p: Parsed = { etag, doc, error, rows, id: typeof rawId === 'string' && rawId.trim() ? rawId.trim() : typeof rawId === 'number' ? String(rawId) : null };
   cache.set(f.path, p);
   return p;
 }
@@ -110,7 +132,7 @@ function record(path: string, p: Parsed): ViewRecord {
     views: views.map((v, i) => (typeof v.name === 'string' ? v.name : `View ${i + 1}`)),
     base: p.doc,
     error: p.error,
-    rows: p.doc ? rowsKindOf(p.doc) : null,
+    rows: p.rows,
   };
 }
 
@@ -213,6 +235,7 @@ export async function createView(scope: Scope, view: Record<string, unknown>) {
   const name = typeof rest.name === 'string' ? rest.name.trim() : 'Tasks';
   const body = { type: 'table', ...rest, name };
   const text = render({ id, views: [body] });
+  if (Buffer.byteLength(text) > MAX_BASE_BYTES) throw bad(`The view is larger than ${MAX_BASE_BYTES / 1024} KiB as YAML`, 'body.view');
   const base = fileNameFor(name);
   for (let n = 1; n < 1000; n++) {
     const path = `${VIEWS_ROOT}${base}${n === 1 ? '' : ` ${n}`}.base`;
@@ -241,6 +264,9 @@ export async function updateView(scope: Scope, id: string, ifMatch: string, view
   checkView(rest);
   const { bytes, etag } = await scope.vault.home.read(current.path);
   if (normalizeEtag(ifMatch) !== etag) throw errors.staleEtag(etag);
+  if (bytes.length > MAX_BASE_BYTES) {
+    throw errors.conflict(`${current.path} is larger than ${MAX_BASE_BYTES / 1024} KiB, more than a base needs; shorten it first`, { reason: 'invalid_base' });
+  }
   const text = bytes.toString('utf8');
   const doc = YAML.parseDocument(text);
   if (doc.errors.length > 0 || (doc.contents !== null && !isMap(doc.contents))) {
@@ -257,6 +283,7 @@ export async function updateView(scope: Scope, id: string, ifMatch: string, view
     if (rowsKindOf(js) === 'tasks' && !readsTasks(js)) doc.set('rows', 'files');
   }
   const next = doc.toString({ lineWidth: 0 });
+  if (Buffer.byteLength(next) > MAX_BASE_BYTES) throw bad(`The file would be larger than ${MAX_BASE_BYTES / 1024} KiB`, 'body.view');
   const w = await scope.vault.home.write(current.path, next, { ifMatch, quotaBytes: scope.quotaBytes });
   return record(current.path, { ...parseBase(next), etag: w.etag, id: current.id });
 }

@@ -105,4 +105,33 @@ describe('a heavy rows request over a large Home', () => {
     expect(last.body.items.map((t: { path: string }) => t.path)).toEqual(byPath.slice(N - 2));
     expect(last.body.next_cursor).toBeNull();
   });
+
+  it('refuses, at its first row, a base whose filters need too much work for one row', async () => {
+    const statement = `'"x".repeat(20000).split("").map(value + value).length > 0'`;
+    fs.writeFileSync(path.join(home, 'Views', 'Hostile.base'), `filters:\n  and:\n${`    - ${statement}\n`.repeat(40)}views:\n  - name: All\n`);
+    const id = await eventually(async () => (await api('GET', '/api/v1/notes/tasks/views')).body.items.find((v: { path: string }) => v.path === 'Views/Hostile.base')?.id, 10_000);
+    const r = await api('GET', `/api/v1/notes/tasks/views/${id}/rows`);
+    expect(r.status).toBe(400);
+    expect(r.body.error.details.reason).toBe('invalid_expression');
+    expect(r.body.error.message).toMatch(/row needs more than 200000 steps/);
+  });
+
+  it('does not read a .base file larger than 64 KiB, and refuses to write one', async () => {
+    const filler = Array.from({ length: 2000 }, (_, i) => `    - 'file.name != "n${i}-${'x'.repeat(20)}"'`).join('\n');
+    fs.writeFileSync(path.join(home, 'Views', 'Huge.base'), `filters:\n  and:\n${filler}\nviews:\n  - name: All\n`);
+    const huge = await eventually(async () => (await api('GET', '/api/v1/notes/tasks/views')).body.items.find((v: { path: string }) => v.path === 'Views/Huge.base'), 10_000);
+    expect(huge).toMatchObject({ base: null, rows: null });
+    expect(huge.error).toMatch(/larger than 64 KiB/);
+    const r = await api('GET', `/api/v1/notes/tasks/views/${huge.id}/rows`);
+    expect(r.status).toBe(409);
+    expect(r.body.error.details.reason).toBe('invalid_base');
+
+    const created = await inst.api('POST', '/api/v1/notes/tasks/views', {
+      token: user.token,
+      body: { view: { name: 'Too big', filters: { and: Array.from({ length: 2000 }, (_, i) => `file.name != "n${i}-${'x'.repeat(20)}"`) } } },
+    });
+    expect(created.status, created.text).toBe(400);
+    expect(created.body.error.message).toMatch(/larger than 64 KiB/);
+    expect(fs.existsSync(path.join(home, 'Views', 'Too big.base'))).toBe(false);
+  });
 });
