@@ -139,6 +139,12 @@ function intOr(value: string | number | undefined, fallback: number, name: strin
 export function loadConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const port = intOr(input.port ?? env.QUIRE_PORT, 8787, 'port');
   if (port > 65535) throw new Error(`port must be at most 65535, got ${port}`);
+  const headersTimeoutMs = intOr(input.headersTimeoutMs ?? env.QUIRE_HEADERS_TIMEOUT_MS, 10_000, 'QUIRE_HEADERS_TIMEOUT_MS');
+  const requestTimeoutMs = intOr(input.requestTimeoutMs ?? env.QUIRE_REQUEST_TIMEOUT_MS, 120_000, 'QUIRE_REQUEST_TIMEOUT_MS');
+  // A headers timeout longer than the whole request's could never fire: a setting mistake.
+  if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) {
+    throw new Error(`QUIRE_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than QUIRE_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
   return {
     dataDir: path.resolve(input.dataDir ?? env.QUIRE_DATA ?? './data'),
     host: input.host ?? env.QUIRE_HOST ?? '127.0.0.1',
@@ -160,8 +166,8 @@ export function loadConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     followSymlinks: input.followSymlinks ?? env.QUIRE_FOLLOW_SYMLINKS === '1',
     trustProxy: parseTrustProxy(input.trustProxy ?? env.QUIRE_TRUST_PROXY),
     maxConnectionsPerIp: intOr(input.maxConnectionsPerIp ?? env.QUIRE_MAX_CONNECTIONS_PER_IP, 256, 'QUIRE_MAX_CONNECTIONS_PER_IP'),
-    headersTimeoutMs: intOr(input.headersTimeoutMs ?? env.QUIRE_HEADERS_TIMEOUT_MS, 10_000, 'QUIRE_HEADERS_TIMEOUT_MS'),
-    requestTimeoutMs: intOr(input.requestTimeoutMs ?? env.QUIRE_REQUEST_TIMEOUT_MS, 120_000, 'QUIRE_REQUEST_TIMEOUT_MS'),
+    headersTimeoutMs,
+    requestTimeoutMs,
     largeBodyBudgetBytes: intOr(input.largeBodyBudgetBytes ?? env.QUIRE_LARGE_BODY_BUDGET, 64 * 1024 * 1024, 'QUIRE_LARGE_BODY_BUDGET'),
   };
 }

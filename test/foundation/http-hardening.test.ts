@@ -11,7 +11,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { addUser } from '../../src/surfaces/cli/admin.js';
-import type { ConfigInput } from '../../src/core/config.js';
+import { loadConfig, parseTrustProxy, type ConfigInput } from '../../src/core/config.js';
 import { tempDir } from '../helpers/instance.js';
 
 interface Instance {
@@ -78,6 +78,32 @@ function expectEnvelope(r: { status: number; body: any }, status: number, code =
 }
 
 const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}\r\n`;
+
+describe('settings', () => {
+  it.each([
+    [undefined, false],
+    ['', false],
+    ['0', false],
+    ['false', false],
+    ['1', 1],
+    ['true', 1],
+    ['2', 2],
+    ['10.0.0.1', '10.0.0.1'],
+    [' 10.0.0.1 , 192.168.0.0/16,loopback', '10.0.0.1,192.168.0.0/16,loopback'],
+    ['::1,fd00::/8', '::1,fd00::/8'],
+  ])('QUIRE_TRUST_PROXY=%j trusts %j', (text, trusted) => {
+    expect(parseTrustProxy(text)).toEqual(trusted);
+  });
+
+  it.each(['proxy.example.org', '10.0.0.1;10.0.0.2', '*'])('QUIRE_TRUST_PROXY=%j is refused', (text) => {
+    expect(() => parseTrustProxy(text)).toThrow(/QUIRE_TRUST_PROXY/);
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ dataDir: '/tmp/x', headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, {})).toThrow(/QUIRE_HEADERS_TIMEOUT_MS/);
+    expect(loadConfig({ dataDir: '/tmp/x' }, {})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 120_000, maxConnectionsPerIp: 256, trustProxy: false });
+  });
+});
 
 describe('errors Node and Fastify answer themselves are envelopes', () => {
   let inst: Instance;
