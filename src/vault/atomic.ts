@@ -401,9 +401,13 @@ const NO_EXCHANGE = new Set(['EINVAL', 'ENOSYS', 'ENOTSUP', 'EOPNOTSUPP', 'EPERM
  * sooner.
  */
 async function isIdentity(p: string, id: { dev: number; ino: number; size?: number }, etag: string | undefined): Promise<boolean> {
-  const st = lstatNow(p);
-  if (st === null || st.ino !== id.ino || st.dev !== id.dev || (id.size !== undefined && st.size !== id.size)) return false;
+  if (!isIdentitySync(p, id)) return false;
   return etag === undefined || (await etagNow(p)) === etag;
+}
+
+function isIdentitySync(p: string, id: { dev: number; ino: number; size?: number }): boolean {
+  const st = lstatNow(p);
+  return st !== null && st.ino === id.ino && st.dev === id.dev && (id.size === undefined || st.size === id.size);
 }
 
 /**
@@ -460,6 +464,8 @@ export async function replaceIfUnchanged(
     // program that reads it and saves the result would build on bytes the caller is told were not written.
     if (!(await isIdentity(absPath, expected, expected.etag))) return { ok: false, stray: null };
     const srcSt = lstatSync(src);
+    // Once more, cheaply, right before the swap: a save made while the bytes were hashed is caught here.
+    if (!isIdentitySync(absPath, expected)) return { ok: false, stray: null };
     let swapped = true;
     try {
       io.exchange(src, absPath);
