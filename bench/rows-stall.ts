@@ -49,6 +49,21 @@ views:
       rating: Average
 `,
 );
+fs.writeFileSync(
+  path.join(home, 'Views', 'Tasks.base'),
+  `rows: tasks
+filters: '!task.checked'
+formulas:
+  words: 'task.text.repeat(20).split("").map(value.upper()).filter(value != "T").join("")'
+views:
+  - type: table
+    name: Open
+    order: [task.text, task.due, formula.words]
+    sort:
+      - property: task.due
+        direction: ASC
+`,
+);
 const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log: () => undefined });
 const auth = { authorization: `Bearer ${token}` };
 const get = async (route: string) => {
@@ -59,6 +74,7 @@ const get = async (route: string) => {
 };
 const views = await get('/api/v1/notes/tasks/views');
 const id = views.body.items.find((v: any) => v.path === 'Views/Heavy.base').id;
+const taskView = views.body.items.find((v: any) => v.path === 'Views/Tasks.base').id;
 for (;;) {
   const r = await get(`/api/v1/notes/tasks/views/${id}/rows?limit=10`);
   if (r.body.total === N) break;
@@ -88,6 +104,7 @@ async function measure(label: string, route: string) {
 }
 
 await measure(`file base rows (${N} notes)`, `/api/v1/notes/tasks/views/${id}/rows?limit=50`);
+await measure(`task view rows (${2 * N} tasks)`, `/api/v1/notes/tasks/views/${taskView}/rows?limit=50`);
 await measure(`tasks list page (${2 * N} tasks)`, `/api/v1/notes/tasks?cursor=${N}&limit=100`);
 await measure(`tasks by day (${2 * N} tasks)`, `/api/v1/notes/tasks/day?from=2026-11-01&to=2026-11-30`);
 await server.close();
