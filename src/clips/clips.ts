@@ -1,20 +1,27 @@
 /**
  * Web clips: `notes_bookmarks_create`. A `bookmark` writes a Note that links
  * the page (nothing is fetched); a `clip` fetches the page (src/clips/fetch.ts),
- * extracts the readable article with Readability on a linkedom DOM and stores
- * it as Markdown (Turndown). Both land in the flat `Notes/` root with an `id`
- * and `source` in the frontmatter; highlights and the selected text become
- * blockquotes.
+ * extracts the readable article (extract.ts: Readability on a linkedom DOM,
+ * Turndown to Markdown) on a worker thread and stores it. Both land in the
+ * flat `Notes/` root with an `id` and `source` in the frontmatter;
+ * highlights and the selected text become blockquotes.
  */
 import { randomUUID } from 'node:crypto';
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-import { AppError } from '../core/errors.js';
+import { startTsWorker } from '../core/ts-worker.js';
+import { AppError, errors } from '../core/errors.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
+import { checkTagList, checkTitle } from '../notes/limits.js';
 import { fileNameFor, noteRecord, writeNewNote, type NoteRecord } from '../notes/notes.js';
 import type { Scope } from '../notes/access.js';
-import { checkScheme, fetchPage, type FetchLimits } from './fetch.js';
+import { checkScheme, fetchPage, refuse, type FetchLimits } from './fetch.js';
+import { clean, EXTRACT_MAX_CHARS, short, stripInert, type Article } from './extract.js';
+
+/** Longest `url` and `favicon`, in characters (browsers and servers commonly stop well below). */
+export const URL_MAX = 4096;
+/** Longest an extraction may run on its worker thread before the clip is refused. */
+export const EXTRACT_TIMEOUT_MS = 10_000;
+/** Extractions running at once; more wait their turn (each takes a core while it runs). */
+export const EXTRACT_CONCURRENCY = 2;
 
 export interface WebNoteInput {
   url: string;
@@ -27,19 +34,6 @@ export interface WebNoteInput {
   tags?: string[];
 }
 
-export interface Article {
-  title: string | null;
-  site: string | null;
-  byline: string | null;
-  excerpt: string | null;
-  markdown: string;
-}
-
-const clean = (s: string | null | undefined): string | null => {
-  const t = (s ?? '').replace(/\s+/g, ' ').trim();
-  return t === '' ? null : t;
-};
-
 /** Text as a Markdown blockquote, every line prefixed (blank lines too, so it stays one quote). */
 export function blockquote(text: string): string {
   return text
@@ -51,6 +45,16 @@ export function blockquote(text: string): string {
 }
 
 const escapeLinkText = (s: string) => s.replace(/([\\[\]])/g, '\\$1');
+
+function checkUrlLength(value: string | null | undefined, field: string): void {
+  if (typeof value === 'string' && value.length > URL_MAX) {
+    throw errors.badRequest(`${field.replace(/^body\./, '')} is ${value.length} characters long; the most is ${URL_MAX}`, {
+      field,
+      reason: 'too_long',
+      max: String(URL_MAX),
+    });
+  }
+}
 
 function parseUrl(raw: string): URL {
   let url: URL;
@@ -65,88 +69,73 @@ function parseUrl(raw: string): URL {
   return url;
 }
 
-/** Makes every link and media address in the document absolute against the page's base. */
-function absolutise(document: any, pageUrl: URL): void {
-  let base = pageUrl;
-  const baseHref = document.querySelector('base[href]')?.getAttribute('href');
-  if (baseHref) {
-    try {
-      base = new URL(baseHref, pageUrl);
-    } catch {
-      /* keep the page URL */
-    }
-  }
-  const fix = (el: any, attr: string) => {
-    const v = el.getAttribute(attr);
-    if (v === null) return;
-    if (/^\s*(javascript|vbscript|data):/i.test(v) && attr === 'href') {
-      el.removeAttribute(attr);
-      return;
-    }
-    try {
-      el.setAttribute(attr, new URL(v.trim(), base).href);
-    } catch {
-      el.removeAttribute(attr);
-    }
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function turn(): Promise<() => void> {
+  if (running >= EXTRACT_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  return () => {
+    running--;
+    waiting.shift()?.();
   };
-  for (const el of document.querySelectorAll('a[href], area[href]')) fix(el, 'href');
-  for (const el of document.querySelectorAll('img[src], video[src], audio[src], source[src], video[poster]')) {
-    fix(el, 'src');
-    if (el.hasAttribute('poster')) fix(el, 'poster');
-    el.removeAttribute('srcset');
+}
+
+/**
+ * `extractArticle` on a worker thread, ended after EXTRACT_TIMEOUT_MS: a
+ * large or deeply nested page costs a worker seconds, never the server's
+ * main thread. The page is first cut to what an article can hold
+ * (`stripInert`) and refused above EXTRACT_MAX_CHARS.
+ */
+export async function extractOffThread(html: string, pageUrl: URL, timeoutMs = EXTRACT_TIMEOUT_MS): Promise<Article> {
+  const page = stripInert(html);
+  if (page.length > EXTRACT_MAX_CHARS) {
+    throw refuse('too_large', `The page has ${page.length} characters of HTML besides scripts and styles; the most a clip reads is ${EXTRACT_MAX_CHARS}`, {
+      url: pageUrl.href,
+      limit: String(EXTRACT_MAX_CHARS),
+    });
   }
-  for (const el of document.querySelectorAll('source[srcset], img[srcset]')) el.removeAttribute('srcset');
-}
-
-function turndown(): TurndownService {
-  const td = new TurndownService({
-    headingStyle: 'atx',
-    codeBlockStyle: 'fenced',
-    bulletListMarker: '-',
-    emDelimiter: '*',
-    hr: '---',
-  });
-  td.remove(['script', 'style', 'noscript', 'iframe', 'form', 'button', 'input', 'select', 'textarea'] as any);
-  return td;
-}
-
-/** The readable article of an HTML page, as Markdown with absolute links. */
-export function extractArticle(html: string, pageUrl: URL): Article {
-  const { document } = parseHTML(html);
-  absolutise(document, pageUrl);
-  const metaSite = clean(document.querySelector('meta[property="og:site_name"]')?.getAttribute('content'));
-  const docTitle = clean(document.querySelector('title')?.textContent);
-  let parsed: ReturnType<Readability['parse']> = null;
+  const done = await turn();
   try {
-    parsed = new Readability(document as any, { keepClasses: false }).parse();
-  } catch {
-    parsed = null;
+    const worker = startTsWorker(new URL('./extract-worker.ts', import.meta.url), { html: page, url: pageUrl.href }, 'quire-clip');
+    return await new Promise<Article>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        void worker.terminate();
+        reject(refuse('too_complex', `The page could not be read within ${timeoutMs} ms`, { url: pageUrl.href, limit: String(timeoutMs) }));
+      }, timeoutMs);
+      const fail = (why: string) =>
+        reject(refuse('extract_failed', `The page could not be read: ${why}`, { url: pageUrl.href }));
+      worker.once('message', (m: { article?: Article; error?: string }) => (m.article ? resolve(m.article) : fail(m.error ?? 'no answer')));
+      worker.once('error', (e) => fail(e.message));
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        fail('the reader stopped');
+      });
+    });
+  } finally {
+    done();
   }
-  let contentHtml = parsed?.content ?? null;
-  if (!contentHtml) {
-    // Readability found no article: keep the body without its page furniture.
-    const { document: fallback } = parseHTML(html);
-    absolutise(fallback, pageUrl);
-    for (const el of fallback.querySelectorAll('script, style, noscript, nav, header, footer, aside, form, iframe')) el.remove();
-    contentHtml = fallback.body?.innerHTML ?? '';
-  }
-  const markdown = turndown().turndown(contentHtml).trim();
-  return {
-    title: clean(parsed?.title) ?? docTitle,
-    site: clean(parsed?.siteName) ?? metaSite,
-    byline: clean(parsed?.byline),
-    excerpt: clean(parsed?.excerpt),
-    markdown,
-  };
 }
 
 function normaliseTags(tags: string[] | undefined): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const t of tags ?? []) {
     const tag = t.replace(/^#/, '').trim();
-    if (tag && !out.includes(tag)) out.push(tag);
+    if (tag) out.add(tag);
   }
-  return out;
+  return [...out];
+}
+
+/**
+ * The limits a Note created any other way has (src/notes/limits.ts), named
+ * by this action's fields, plus the addresses' length; checked before
+ * anything is fetched or written.
+ */
+export function checkWebNoteInput(input: WebNoteInput): void {
+  checkUrlLength(input.url, 'body.url');
+  checkUrlLength(input.favicon, 'body.favicon');
+  if (clean(input.title) !== null) checkTitle(clean(input.title)!, 'body.title');
+  if (input.tags) checkTagList(input.tags, 'body.tags');
 }
 
 function quotes(input: WebNoteInput): string[] {
@@ -158,7 +147,7 @@ function quotes(input: WebNoteInput): string[] {
 
 /** The full text of a bookmark Note (frontmatter and body). */
 export function bookmarkText(input: WebNoteInput, url: URL, id: string, now: Date): { title: string; text: string } {
-  const title = clean(input.title) ?? url.host;
+  const title = clean(input.title) ?? short(url.host)!;
   const description = clean(input.description);
   const fm: Record<string, unknown> = { id, title, url: url.href };
   if (description) fm.description = description;
@@ -181,7 +170,7 @@ export function clipText(
   id: string,
   now: Date,
 ): { title: string; text: string } {
-  const title = clean(input.title) ?? article.title ?? article.site ?? url.host;
+  const title = clean(input.title) ?? article.title ?? article.site ?? short(url.host)!;
   const description = clean(input.description);
   const fm: Record<string, unknown> = { id, title, url: url.href };
   if (description) fm.description = description;
@@ -206,12 +195,13 @@ export async function createWebNote(
   limits: FetchLimits,
   now = new Date(),
 ): Promise<NoteRecord> {
+  checkWebNoteInput(input);
   const url = parseUrl(input.url);
   const id = randomUUID();
   let note: { title: string; text: string };
   if ((input.kind ?? 'bookmark') === 'clip') {
     const page = await fetchPage(url, limits);
-    note = clipText(input, url, extractArticle(page.html, page.finalUrl), id, now);
+    note = clipText(input, url, await extractOffThread(page.html, page.finalUrl), id, now);
   } else {
     note = bookmarkText(input, url, id, now);
   }

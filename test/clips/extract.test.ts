@@ -1,0 +1,40 @@
+/** The pure parts of page extraction: what is cut before a page is read, and how page fields are shortened. */
+import { describe, expect, it } from 'vitest';
+import { PAGE_FIELD_MAX, short, stripInert } from '../../src/clips/extract.js';
+
+describe('stripInert', () => {
+  it.each([
+    ['a script', 'a<script>var s = "<p>";</script>b', 'ab'],
+    ['an upper-case script with attributes and a spaced end tag', 'a<SCRIPT src="x.js"></Script >b', 'ab'],
+    ['JSON-LD, which Readability reads', 'a<script type="application/ld+json">{"author":"Ada"}</script>b', 'a<script type="application/ld+json">{"author":"Ada"}</script>b'],
+    ['a style and a comment', 'a<!-- <p>hidden</p> -->b<style>p{}</style>c', 'abc'],
+    ['a tag that only starts like script', 'a<scripts>b</scripts>', 'a<scripts>b</scripts>'],
+    ['an unclosed script (runs to the end, as in a browser)', 'a<script>never closed', 'a'],
+    ['an unclosed comment', 'a<!-- never closed', 'a'],
+    ['plain markup', '<p>kept <b>as is</b></p>', '<p>kept <b>as is</b></p>'],
+  ])('cuts %s', (_, html, expected) => {
+    expect(stripInert(html)).toBe(expected);
+  });
+
+  it.each([
+    ['700,000 unclosed <script', '<script'.repeat(700_000)],
+    ['300,000 JSON-LD starts without a >', '<script ld+json '.repeat(300_000)],
+    ['1,500,000 tags', '<p>'.repeat(1_500_000)],
+  ])('is linear on %s', (_, html) => {
+    const started = Date.now();
+    stripInert(html);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('short', () => {
+  it.each([
+    ['null', null, null],
+    ['a short title', 'Moss', 'Moss'],
+    ['exactly the limit', 'x'.repeat(PAGE_FIELD_MAX), 'x'.repeat(PAGE_FIELD_MAX)],
+    ['one over', 'x'.repeat(PAGE_FIELD_MAX + 1), `${'x'.repeat(PAGE_FIELD_MAX)}…`],
+    ['a cut inside a surrogate pair', `${'x'.repeat(PAGE_FIELD_MAX - 1)}😀😀`, `${'x'.repeat(PAGE_FIELD_MAX - 1)}…`],
+  ])('%s', (_, input, expected) => {
+    expect(short(input)).toBe(expected);
+  });
+});
