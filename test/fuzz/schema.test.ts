@@ -5,7 +5,8 @@
  * envelope when it is an error, come within HANG_MS, and show no canary; at
  * the end nothing outside the Home and `<data>/state/` has changed. A share
  * of the calls go with a read-only App Password or no token at all: those
- * must never be answered as if authorized.
+ * must never be answered as if authorized, and one in ten with an App
+ * Password limited to `Sub/`, which must never be shown a note under Notes/.
  *
  * FUZZ_RUNS scales the inputs per action (300 × FUZZ_RUNS); FUZZ_SEED
  * replays a run (the seed is printed with the summary).
@@ -14,7 +15,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyAction } from '../../src/actions/registry.js';
 import { partsOf, type Pools } from './arbitraries.js';
-import { actionsBuilt, describeFindings, FUZZ_RUNS, startRig, type FuzzRig } from './harness.js';
+import { actionsBuilt, canaryText, describeFindings, FUZZ_RUNS, startRig, type FuzzRig } from './harness.js';
 import { toRequest } from './inputs.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -26,6 +27,8 @@ const READ_IS_ENOUGH = new Set(['approve', 'assert_start', 'assert_finish', 'oid
 let rig: FuzzRig;
 let pools: Pools;
 let before: Map<string, string>;
+/** In every note the setup writes under Notes/: the `home_prefix: "Sub"` App Password must never be shown it. */
+const outsidePrefix = canaryText('OUTSIDE-PREFIX');
 
 /** Collects the ids, paths and tags an answer names, so later inputs can name real things. */
 function harvest(v: any, into: Pools): void {
@@ -59,7 +62,7 @@ beforeAll(async () => {
     }
   };
   for (const title of ['Alpha', 'Beta', 'Gamma'])
-    await call('POST', '/api/v1/notes', { title, body: `Hello [[Beta]] #fuzz/${title.toLowerCase()}\n\n- [ ] a task for ${title} ^t${title.length}\n` });
+    await call('POST', '/api/v1/notes', { title, body: `Hello [[Beta]] #fuzz/${title.toLowerCase()} ${outsidePrefix}\n\n- [ ] a task for ${title} ^t${title.length}\n` });
   await call('POST', '/api/v1/notes/journal/log', { text: 'a log entry #fuzz', timezone: 'UTC' });
   await call('POST', '/api/v1/notes/journal/log', { text: '- [ ] a task in the log', timezone: 'UTC' });
   await call('GET', '/api/v1/notes/tasks');
@@ -76,9 +79,10 @@ afterAll(async () => {
   await rig.close();
 });
 
-function credentialFor(i: number): 'owner' | 'readOnly' | 'none' {
+function credentialFor(i: number): 'owner' | 'readOnly' | 'prefix' | 'none' {
   if (i % 20 === 19) return 'none';
   if (i % 10 === 9) return 'readOnly';
+  if (i % 10 === 4) return 'prefix';
   return 'owner';
 }
 
@@ -88,7 +92,7 @@ async function fuzzAction(action: AnyAction, n: number): Promise<void> {
   const needsWrite = action.effect === 'destructive' && !READ_IS_ENOUGH.has(action.name);
   for (const [i, parts] of samples.entries()) {
     const who = credentialFor(i);
-    const token = who === 'owner' ? rig.token() : who === 'readOnly' ? rig.tokens.readOnly : null;
+    const token = { owner: rig.token(), readOnly: rig.tokens.readOnly, prefix: rig.tokens.prefix, none: null }[who];
     const req = toRequest(action, parts, token);
     if (parts.rawBody !== undefined && action.input.body) {
       req.body = parts.rawBody;
@@ -100,6 +104,7 @@ async function fuzzAction(action: AnyAction, n: number): Promise<void> {
     // Answered as if authorized: a success where the documented matrix says 401 or 403.
     const ok = res.status >= 200 && res.status < 400;
     if (ok && scoped && (who === 'none' || (who === 'readOnly' && needsWrite))) rig.record('breach', action.name, req, res);
+    if (who === 'prefix' && res.text.includes(outsidePrefix)) rig.record('breach', action.name, req, res);
     if (res.status === 401 && who === 'owner') await rig.renewToken();
   }
 }
