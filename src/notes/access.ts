@@ -65,10 +65,13 @@ function realPrefixOf(scope: Scope) {
 /**
  * The Home-relative path `rel` really names: the realpath of its longest
  * existing part, plus the part not created yet. null when it leaves the
- * Home or passes a dangling link (nothing can say where that leads).
+ * Home, has a `.` or `..` segment, or passes a dangling link (nothing can
+ * say where that leads).
  */
 function realRel(rootAbs: string, rootReal: string, rel: string): string | null {
   const segs = rel.split('/').filter((s) => s !== '');
+  // Such a path names nothing (the vault refuses it); without this, a part not created yet could climb back out.
+  if (segs.some((s) => s === '..' || s === '.')) return null;
   for (let i = segs.length; i >= 0; i--) {
     const abs = nodePath.join(rootAbs, ...segs.slice(0, i));
     let real: string;
