@@ -332,7 +332,7 @@ function extensionActions() {
       requestEncoding: 'none',
       responseEncoding: 'json',
       summary:
-        "Evaluates a `.base` view: over the Home's files for an Obsidian base, over its tasks for a task view (`rows` says which). The base's and the view's filters, sort, limit and groupBy. One page of rows.",
+        "Evaluates one page of a `.base` view with the base's and the view's filters, sort, limit and groupBy. An Obsidian base lists the Home's files and a task view its tasks (`rows` says which).",
       input: {
         path: ViewIdPath,
         query: Type.Object(
