@@ -5,6 +5,7 @@
  * snapshot, the journal's client ids) is kept outside its Home: under
  * `<data>/state/` here, in the user's cache folder in local mode.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { paths, type Config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
@@ -49,6 +50,13 @@ export class InstanceVaults implements Vaults {
     const { username } = user;
     let v = this.open.get(username);
     if (!v) {
+      // A folder given with --home that is gone (an unmounted drive, a moved vault) is not recreated
+      // empty: the user's writes would land beside their notes, not among them.
+      if (user.home_path && !fs.existsSync(user.home_path)) {
+        throw new AppError('service_unavailable', `The Home folder of ${JSON.stringify(username)} is missing on the server (an unmounted drive or a moved folder); nothing was created in its place`, {
+          details: { reason: 'home_missing' },
+        });
+      }
       const started = Date.now();
       v = new Vault({
         root: homeDirOf(this.config, user),
@@ -73,7 +81,11 @@ export class InstanceVaults implements Vaults {
   async openAll(): Promise<void> {
     for (const u of this.store.snapshot().users) {
       if (u.disabled) continue;
-      await this.vaultOf(u).ready.catch(() => undefined);
+      try {
+        await this.vaultOf(u).ready.catch(() => undefined);
+      } catch (e) {
+        this.log(`index not opened for ${u.username}: ${(e as Error).message}`);
+      }
     }
   }
 

@@ -199,6 +199,27 @@ describe('quire admin user add --home', () => {
     expect(fs.existsSync(path.join(dataDir, 'homes', 'ann'))).toBe(false);
   });
 
+  it('answers 503 for a Home folder that is gone, and does not recreate it empty', async () => {
+    const dataDir = tempDir('quire-home-gone-');
+    cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const vault = makeVault();
+    const services = await openServices(loadConfig({ dataDir }));
+    cleanup.push(() => services.jobs?.close());
+    const ann = await addUser(services, { username: 'ann', role: 'owner', home: vault });
+    const unmounted = vault + '.away';
+    fs.renameSync(vault, unmounted); // as an unmounted drive looks
+    const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log: () => undefined });
+    cleanup.push(() => server.close());
+    const gone = await get(server.url, ann.token, '/api/v1/notes');
+    expect(gone.status).toBe(503);
+    expect(gone.body.error).toMatchObject({ code: 'service_unavailable', details: { reason: 'home_missing' } });
+    expect(fs.existsSync(vault)).toBe(false);
+    fs.renameSync(unmounted, vault); // mounted again: served without a restart
+    const back = await get(server.url, ann.token, '/api/v1/notes');
+    expect(back.status).toBe(200);
+    expect(back.body.items.map((n: any) => n.path).sort()).toEqual(['Projects/Ideas.md', 'Welcome.md']);
+  });
+
   it('works from the command line', async () => {
     const dataDir = tempDir('quire-home-cli-');
     cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
