@@ -29,9 +29,10 @@
  * no library for it in the project) is refused with CanvasNoteError
  * `compressed_unsupported`. See docs/canvas.md.
  */
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
+import { parseFrontmatterYaml } from '../markdown/common.js';
 import { CanvasInputError, CanvasNoteError, type ExcalidrawElement, type ExcalidrawScene } from './types.js';
-import { validateElements } from './merge.js';
+import { checkDepth, validateElements } from './merge.js';
 
 export const EXCALIDRAW_PLUGIN_KEY = 'excalidraw-plugin';
 export const DEFAULT_SCENE_SOURCE = 'quire';
@@ -99,6 +100,9 @@ export function normalizeScene(scene: unknown): ExcalidrawScene {
     throw new CanvasInputError('scene.files', 'scene.files must be an object');
   }
   const { type: _t, version, source, elements, appState: _a, files: _f, ...rest } = s;
+  checkDepth(appState, 'scene.appState');
+  checkDepth(files, 'scene.files');
+  checkDepth(rest, 'scene');
   return {
     type: 'excalidraw',
     version: typeof version === 'number' ? version : 2,
@@ -200,20 +204,18 @@ interface Located {
 function readFrontmatter(text: string): Record<string, unknown> {
   const m = FRONTMATTER_RE.exec(text);
   if (!m) throw new CanvasNoteError('not_canvas', 'This note is not a canvas: it has no frontmatter with excalidraw-plugin');
-  let data: unknown;
-  try {
-    data = parseYaml(m[1] ?? '');
-  } catch (e) {
+  // The index's own reader: bounded (nesting, aliases, size), so a hand-written frontmatter cannot stall or crash the server.
+  const { data, error } = parseFrontmatterYaml(m[1] ?? '');
+  if (error !== null || data === null) {
     throw new CanvasNoteError(
       'not_canvas',
-      `This note is not a canvas: its frontmatter is not valid YAML (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+      `This note is not a canvas: its frontmatter is not valid YAML (${(error ?? 'not a mapping').split('\n')[0]})`,
     );
   }
-  if (data === null || data === undefined) data = {};
-  if (typeof data !== 'object' || Array.isArray(data) || !(EXCALIDRAW_PLUGIN_KEY in (data as object))) {
+  if (!(EXCALIDRAW_PLUGIN_KEY in data)) {
     throw new CanvasNoteError('not_canvas', `This note is not a canvas: its frontmatter has no ${EXCALIDRAW_PLUGIN_KEY} key`);
   }
-  return data as Record<string, unknown>;
+  return data;
 }
 
 function locate(text: string): Located {

@@ -21,6 +21,15 @@ export const MAX_PNG_PIXELS = 32 * 1024 * 1024;
 export const MAX_PNG_SCALE = 8;
 /** Largest chunk `chunk` hands out, as the spec's `limit` maximum. */
 export const MAX_CHUNK = 524288;
+/**
+ * Largest width or height a shape is drawn at, in scene units: roughjs's
+ * ellipse takes steps growing with its size (1e12 wide: 11 s and 200 MB of SVG).
+ */
+export const SHAPE_MAX = 100_000;
+/** Most hachure, zigzag or cross-hatch lines in one shape's fill; a larger shape gets a wider gap. */
+export const FILL_MAX_LINES = 1000;
+/** Most dots or dashes in one shape's `dots` / `dashed` fill (each is a rough ellipse or line; 60,000 took 5 s). */
+export const FILL_MAX_MARKS = 2000;
 
 // roughjs ships CommonJS with an ESM-shaped .d.ts; take `.default` when a loader wraps it.
 type RoughStatic = { generator(config?: unknown): RoughGenerator };
@@ -81,11 +90,27 @@ function pointsOf(el: ExcalidrawElement): Pt[] {
 // ---------------------------------------------------------------------------
 // rough options (after Excalidraw's generateRoughOptions)
 
-function roughOptions(el: ExcalidrawElement, fill: boolean): Options {
+/** A width or height as drawn: at most SHAPE_MAX. */
+const extent = (v: unknown): number => Math.min(Math.abs(num(v)), SHAPE_MAX);
+
+/**
+ * The fill's line gap: the element's, widened so the fill has at most
+ * FILL_MAX_LINES lines (FILL_MAX_MARKS dots or dashes). A fill's cost grows
+ * with the shape's size over the gap, and the gap with the stroke width:
+ * a large shape or a hair-thin stroke would otherwise take seconds.
+ */
+function fillGap(style: string, w: number, h: number, gap: number): number {
+  if (style === 'solid') return gap;
+  if (style === 'dots' || style === 'dashed') return Math.max(gap, Math.sqrt((w * h) / FILL_MAX_MARKS));
+  return Math.max(gap, Math.hypot(w, h) / FILL_MAX_LINES);
+}
+
+/** `box`: the size the shape is drawn at, when not its `width` × `height` (lines: their points' box). */
+function roughOptions(el: ExcalidrawElement, fill: boolean, box?: { w: number; h: number }): Options {
   const strokeWidth = num(el['strokeWidth'], 2);
   const strokeStyle = str(el['strokeStyle'], 'solid');
-  const w = Math.abs(num(el['width']));
-  const h = Math.abs(num(el['height']));
+  const w = box?.w ?? extent(el['width']);
+  const h = box?.h ?? extent(el['height']);
   const linear = el.type === 'line' || el.type === 'arrow';
   let roughness = num(el['roughness'], 1);
   const maxSize = Math.max(w, h);
@@ -108,6 +133,7 @@ function roughOptions(el: ExcalidrawElement, fill: boolean): Options {
   if (fill && !isTransparent(bg)) {
     o.fill = bg;
     o.fillStyle = str(el['fillStyle'], 'hachure');
+    o.hachureGap = fillGap(o.fillStyle, w, h, o.hachureGap!);
   }
   return o;
 }
@@ -253,7 +279,8 @@ function textSize(el: ExcalidrawElement): { w: number; h: number } {
   const fontSize = num(el['fontSize'], 20);
   const lines = textLines(el);
   const lh = fontSize * num(el['lineHeight'], 1.25);
-  const w = num(el['width'], 0) || Math.max(...lines.map((l) => l.length)) * fontSize * 0.6;
+  // A loop, not Math.max(...): a text of a few hundred thousand lines would overflow the stack as arguments.
+  const w = num(el['width'], 0) || lines.reduce((m, l) => Math.max(m, l.length), 0) * fontSize * 0.6;
   const h = num(el['height'], 0) || lines.length * lh;
   return { w: Math.abs(w), h: Math.abs(h) };
 }
@@ -302,8 +329,8 @@ function renderElement(el: ExcalidrawElement): Rendered | null {
   const x = num(el['x']);
   const y = num(el['y']);
   const strokeWidth = num(el['strokeWidth'], 2);
-  let w = Math.abs(num(el['width']));
-  let h = Math.abs(num(el['height']));
+  let w = extent(el['width']);
+  let h = extent(el['height']);
   let local: [number, number, number, number] = [0, 0, w, h];
   let body = '';
   const dash = dashArray(el);
@@ -334,7 +361,10 @@ function renderElement(el: ExcalidrawElement): Rendered | null {
     if (pts.length === 0) return null;
     const closed =
       type === 'line' && pts.length > 2 && (el['polygon'] === true || Math.hypot(pts[0]![0] - pts.at(-1)![0], pts[0]![1] - pts.at(-1)![1]) < 1);
-    const opts = roughOptions(el, closed);
+    const xs = pts.map((p) => p[0]);
+    const ys = pts.map((p) => p[1]);
+    const box = { w: Math.min(Math.max(...xs) - Math.min(...xs), SHAPE_MAX), h: Math.min(Math.max(...ys) - Math.min(...ys), SHAPE_MAX) };
+    const opts = roughOptions(el, closed, box);
     const rounded = el['roundness'] !== null && el['roundness'] !== undefined && pts.length > 2;
     let d: Drawable;
     if (pts.length === 1) d = generator.linearPath([pts[0]!, pts[0]!], opts);
@@ -355,8 +385,6 @@ function renderElement(el: ExcalidrawElement): Rendered | null {
         if (from) for (const a of arrowhead(startHead, pts[0]!, from, el, headOpts)) body += drawableToSvg(a, null);
       }
     }
-    const xs = pts.map((p) => p[0]);
-    const ys = pts.map((p) => p[1]);
     const head = type === 'arrow' ? 16 : 0;
     local = [Math.min(...xs) - head, Math.min(...ys) - head, Math.max(...xs) + head, Math.max(...ys) + head];
     w = Math.max(...xs) - Math.min(...xs);

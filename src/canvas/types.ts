@@ -33,12 +33,13 @@ export class CanvasInputError extends AppError {
   /** Position of the offending element in its array, when the error is about one. */
   readonly index: number | undefined;
   readonly field: string;
-  constructor(field: string, message: string, index?: number) {
+  constructor(field: string, message: string, index?: number, limit?: { reason: string; max: number }) {
     super('bad_request', message, {
       details: {
         field,
-        reason: 'invalid_canvas_input',
+        reason: limit?.reason ?? 'invalid_canvas_input',
         ...(index !== undefined ? { index: String(index) } : {}),
+        ...(limit ? { max: String(limit.max) } : {}),
       },
     });
     this.name = 'CanvasInputError';

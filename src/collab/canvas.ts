@@ -7,7 +7,8 @@
 import { reply } from '../actions/reply.js';
 import { AppError } from '../core/errors.js';
 import { parseCanvasNote, replaceScene } from '../canvas/excalidraw-file.js';
-import { chunk, renderPng, renderSvg } from '../canvas/export.js';
+import { chunk } from '../canvas/export.js';
+import { renderOffThread } from '../canvas/render.js';
 import { mergeElements, validateElements } from '../canvas/merge.js';
 import { checkWritable, type Scope } from '../notes/access.js';
 import { findNote, noteRecord } from '../notes/notes.js';
@@ -44,11 +45,11 @@ export async function applyElements(scope: Scope, id: string, elements: unknown[
 const renders = new Map<string, Buffer>();
 const RENDER_CACHE = 16;
 
-function rendered(noteEtag: string, format: 'png' | 'svg', scene: unknown): Buffer {
+async function rendered(noteEtag: string, format: 'png' | 'svg', scene: unknown): Promise<Buffer> {
   const key = `${format}:${noteEtag}`;
   let bytes = renders.get(key);
   if (!bytes) {
-    bytes = format === 'svg' ? Buffer.from(renderSvg(scene), 'utf8') : renderPng(scene);
+    bytes = await renderOffThread(scene, format);
     renders.set(key, bytes);
     if (renders.size > RENDER_CACHE) renders.delete(renders.keys().next().value!);
   }
@@ -57,7 +58,7 @@ function rendered(noteEtag: string, format: 'png' | 'svg', scene: unknown): Buff
 
 export async function exportCanvas(scope: Scope, id: string, q: { format: 'png' | 'svg'; offset?: number; limit?: number }) {
   const { etag, parsed } = await readCanvas(scope, id);
-  const bytes = rendered(etag, q.format, parsed.scene);
+  const bytes = await rendered(etag, q.format, parsed.scene);
   const part = chunk(bytes, q.offset ?? 0, q.limit);
   const last = part.offset + part.bytes.length - 1;
   return reply(part.bytes, {

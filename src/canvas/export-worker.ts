@@ -1,0 +1,18 @@
+/**
+ * Worker thread of `renderOffThread` (render.ts): renders one scene and
+ * answers `{ bytes }` or `{ error }`. A worker, so a large drawing never holds
+ * the server's main thread; the caller ends it at its time limit.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { AppError } from '../core/errors.js';
+import { renderPng, renderSvg } from './export.js';
+
+const { scene, format } = (workerData as { data: { scene: unknown; format: 'png' | 'svg' } }).data;
+try {
+  const bytes = format === 'svg' ? Buffer.from(renderSvg(scene), 'utf8') : renderPng(scene);
+  parentPort!.postMessage({ bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length) });
+} catch (e) {
+  parentPort!.postMessage({
+    error: { message: e instanceof Error ? e.message : String(e), details: e instanceof AppError ? e.details : null },
+  });
+}

@@ -1,0 +1,56 @@
+/**
+ * Exports rendered on a worker thread (export-worker.ts), ended after
+ * EXPORT_TIMEOUT_MS. Rendering is synchronous and grows with the drawing:
+ * about 0.2 ms per plain shape and up to 0.4 s for a rounded line of
+ * POINTS_MAX points, so a scene at ELEMENTS_MAX could hold the main thread
+ * for minutes. See docs/canvas.md, "Limits".
+ */
+import { startTsWorker } from '../core/ts-worker.js';
+import { AppError, type ErrorDetails } from '../core/errors.js';
+
+/** Longest one export may render before it is refused. */
+export const EXPORT_TIMEOUT_MS = 20_000;
+/** Renders running at once; more wait their turn (each takes a core while it runs). */
+export const EXPORT_CONCURRENCY = 2;
+
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function turn(): Promise<() => void> {
+  if (running >= EXPORT_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  return () => {
+    running--;
+    waiting.shift()?.();
+  };
+}
+
+/** The scene as SVG or PNG bytes, rendered off the main thread; 400 `too_complex` after `timeoutMs`. */
+export async function renderOffThread(scene: unknown, format: 'png' | 'svg', timeoutMs = EXPORT_TIMEOUT_MS): Promise<Buffer> {
+  const done = await turn();
+  try {
+    const worker = startTsWorker(new URL('./export-worker.ts', import.meta.url), { scene, format }, 'quire-canvas-export');
+    return await new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        void worker.terminate();
+        reject(
+          new AppError('bad_request', `The drawing could not be rendered within ${timeoutMs} ms`, {
+            details: { reason: 'too_complex', limit: String(timeoutMs) },
+          }),
+        );
+      }, timeoutMs);
+      const fail = (message: string, details?: ErrorDetails | null) =>
+        reject(new AppError('bad_request', message, { details: details ?? { reason: 'render_failed' } }));
+      worker.once('message', (m: { bytes?: Uint8Array; error?: { message: string; details: ErrorDetails | null } }) =>
+        m.bytes ? resolve(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.length)) : fail(m.error!.message, m.error!.details),
+      );
+      worker.once('error', (e) => fail(`The drawing could not be rendered: ${e.message}`));
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        fail('The drawing could not be rendered: the renderer stopped');
+      });
+    });
+  } finally {
+    done();
+  }
+}
