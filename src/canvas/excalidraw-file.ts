@@ -35,6 +35,13 @@ import { CanvasInputError, CanvasNoteError, type ExcalidrawElement, type Excalid
 import { checkDepth, validateElements } from './merge.js';
 
 export const EXCALIDRAW_PLUGIN_KEY = 'excalidraw-plugin';
+/**
+ * Longest drawing JSON read or written, in UTF-16 code units (as a whole note
+ * body may be: 32 MiB). Element count and points are bounded one by one;
+ * this bounds their product, and JSON.parse on the main thread with it
+ * (about 0.3 s at the limit).
+ */
+export const DRAWING_MAX_CHARS = 32 * 1024 * 1024;
 export const DEFAULT_SCENE_SOURCE = 'quire';
 /** The line the plugin writes under the frontmatter of a new drawing. */
 export const SWITCH_VIEW_NOTICE = '==⚠  Switch to EXCALIDRAW VIEW in the MORE OPTIONS menu of this document. ⚠==';
@@ -280,6 +287,9 @@ function locate(text: string): Located {
 }
 
 function parseSceneJson(json: string): ExcalidrawScene {
+  if (json.length > DRAWING_MAX_CHARS) {
+    throw new CanvasNoteError('invalid_scene', `The drawing JSON of this canvas note is ${json.length} characters long; the most Quire reads is ${DRAWING_MAX_CHARS}`);
+  }
   let data: unknown;
   try {
     data = JSON.parse(json);
@@ -326,6 +336,12 @@ export function replaceScene(text: string, scene: unknown): string {
   const normalized = normalizeScene(scene);
   const json =
     loc.kind === 'json' ? sceneJson(normalized).replace(/\n/g, loc.eol) : JSON.stringify(JSON.parse(sceneJson(normalized)));
+  if (json.length > DRAWING_MAX_CHARS) {
+    throw new CanvasInputError('scene', `The drawing would be ${json.length} characters of JSON; the most a canvas may hold is ${DRAWING_MAX_CHARS}`, undefined, {
+      reason: 'too_large',
+      max: DRAWING_MAX_CHARS,
+    });
+  }
   const edits: Array<[number, number, string]> = [[loc.jsonStart, loc.jsonEnd, json]];
   if (loc.textStart !== null && loc.textEnd !== null) {
     edits.push([loc.textStart, loc.textEnd, textElementsBody(normalized, loc.eol)]);

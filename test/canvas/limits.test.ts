@@ -5,7 +5,7 @@
  * tie; fills and sizes that made one shape take seconds to draw.
  */
 import { describe, expect, it } from 'vitest';
-import { blankScene, normalizeScene, parseCanvasNote, renderCanvasNote, sceneJson } from '../../src/canvas/excalidraw-file.js';
+import { blankScene, DRAWING_MAX_CHARS, normalizeScene, parseCanvasNote, renderCanvasNote, replaceScene, sceneJson } from '../../src/canvas/excalidraw-file.js';
 import { renderSvg } from '../../src/canvas/export.js';
 import { ELEMENTS_MAX, mergeElements, POINTS_MAX, validateElements, VALUE_MAX_DEPTH } from '../../src/canvas/merge.js';
 import { renderOffThread } from '../../src/canvas/render.js';
@@ -74,6 +74,27 @@ describe('element limits', () => {
     expect(reads).toBe(2);
     expect(merged).toHaveLength(1);
     expect(merged[0]).toBe(big);
+  });
+});
+
+describe('drawing size', () => {
+  const huge = el('text', { text: 'x'.repeat(DRAWING_MAX_CHARS) });
+  it('refuses to read a drawing of more than 32 Mi characters of JSON', () => {
+    const text = renderCanvasNote({ title: 'Big', id: 'b', scene: { elements: [el('text', { text: 'small' })] } }).replace('"small"', JSON.stringify(huge.text));
+    let error: unknown;
+    try {
+      parseCanvasNote(text);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CanvasNoteError);
+    expect((error as CanvasNoteError).reason).toBe('invalid_scene');
+    expect((error as Error).message).toMatch(/the most Quire reads is 33554432/);
+  });
+
+  it('refuses to write one', () => {
+    const note = renderCanvasNote({ title: 'Big', id: 'b' });
+    expect(inputError(() => replaceScene(note, { ...blankScene(), elements: [huge] })).details).toMatchObject({ field: 'scene', reason: 'too_large', max: String(DRAWING_MAX_CHARS) });
   });
 });
 
