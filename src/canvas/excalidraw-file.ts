@@ -36,12 +36,12 @@ import { checkDepth, validateElements } from './merge.js';
 
 export const EXCALIDRAW_PLUGIN_KEY = 'excalidraw-plugin';
 /**
- * Longest drawing JSON read or written, in UTF-16 code units (as a whole note
- * body may be: 32 MiB). Element count and points are bounded one by one;
- * this bounds their product, and JSON.parse on the main thread with it
- * (about 0.3 s at the limit).
+ * Longest drawing JSON read or written, in UTF-16 code units. Element count
+ * and points are bounded one by one; this bounds their product, and the
+ * main thread's JSON.parse and stringify of a merge with it (16 Mi: about
+ * 0.4 s to parse).
  */
-export const DRAWING_MAX_CHARS = 32 * 1024 * 1024;
+export const DRAWING_MAX_CHARS = 16 * 1024 * 1024;
 export const DEFAULT_SCENE_SOURCE = 'quire';
 /** The line the plugin writes under the frontmatter of a new drawing. */
 export const SWITCH_VIEW_NOTICE = '==⚠  Switch to EXCALIDRAW VIEW in the MORE OPTIONS menu of this document. ⚠==';

@@ -8,7 +8,7 @@ import { reply } from '../actions/reply.js';
 import { AppError } from '../core/errors.js';
 import { parseCanvasNote, replaceScene } from '../canvas/excalidraw-file.js';
 import { chunk } from '../canvas/export.js';
-import { renderOffThread } from '../canvas/render.js';
+import { renderNoteOffThread } from '../canvas/render.js';
 import { mergeElements, validateElements } from '../canvas/merge.js';
 import { checkWritable, type Scope } from '../notes/access.js';
 import { findNote, noteRecord } from '../notes/notes.js';
@@ -45,11 +45,11 @@ export async function applyElements(scope: Scope, id: string, elements: unknown[
 const renders = new Map<string, Buffer>();
 const RENDER_CACHE = 16;
 
-async function rendered(noteEtag: string, format: 'png' | 'svg', scene: unknown): Promise<Buffer> {
+async function rendered(noteEtag: string, format: 'png' | 'svg', noteText: string): Promise<Buffer> {
   const key = `${format}:${noteEtag}`;
   let bytes = renders.get(key);
   if (!bytes) {
-    bytes = await renderOffThread(scene, format);
+    bytes = await renderNoteOffThread(noteText, format);
     renders.set(key, bytes);
     if (renders.size > RENDER_CACHE) renders.delete(renders.keys().next().value!);
   }
@@ -57,8 +57,9 @@ async function rendered(noteEtag: string, format: 'png' | 'svg', scene: unknown)
 }
 
 export async function exportCanvas(scope: Scope, id: string, q: { format: 'png' | 'svg'; offset?: number; limit?: number }) {
-  const { etag, parsed } = await readCanvas(scope, id);
-  const bytes = await rendered(etag, q.format, parsed.scene);
+  // The worker reads the drawing: parsing a large one here would hold this thread.
+  const { bytes: file, etag } = await scope.vault.home.read(findNote(scope, id).path);
+  const bytes = await rendered(etag, q.format, file.toString('utf8'));
   const part = chunk(bytes, q.offset ?? 0, q.limit);
   const last = part.offset + part.bytes.length - 1;
   return reply(part.bytes, {

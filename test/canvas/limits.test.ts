@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { blankScene, DRAWING_MAX_CHARS, normalizeScene, parseCanvasNote, renderCanvasNote, replaceScene, sceneJson } from '../../src/canvas/excalidraw-file.js';
 import { renderSvg } from '../../src/canvas/export.js';
 import { ELEMENTS_MAX, mergeElements, POINTS_MAX, validateElements, VALUE_MAX_DEPTH } from '../../src/canvas/merge.js';
-import { renderOffThread } from '../../src/canvas/render.js';
+import { renderNoteOffThread } from '../../src/canvas/render.js';
 import { CanvasInputError, CanvasNoteError, type ExcalidrawElement } from '../../src/canvas/types.js';
 import { el } from './fixtures.js';
 
@@ -79,7 +79,7 @@ describe('element limits', () => {
 
 describe('drawing size', () => {
   const huge = el('text', { text: 'x'.repeat(DRAWING_MAX_CHARS) });
-  it('refuses to read a drawing of more than 32 Mi characters of JSON', () => {
+  it('refuses to read a drawing of more than 16 Mi characters of JSON', () => {
     const text = renderCanvasNote({ title: 'Big', id: 'b', scene: { elements: [el('text', { text: 'small' })] } }).replace('"small"', JSON.stringify(huge.text));
     let error: unknown;
     try {
@@ -89,7 +89,7 @@ describe('drawing size', () => {
     }
     expect(error).toBeInstanceOf(CanvasNoteError);
     expect((error as CanvasNoteError).reason).toBe('invalid_scene');
-    expect((error as Error).message).toMatch(/the most Quire reads is 33554432/);
+    expect((error as Error).message).toMatch(/the most Quire reads is 16777216/);
   });
 
   it('refuses to write one', () => {
@@ -155,18 +155,21 @@ describe('drawing cost bounded per shape', () => {
   });
 });
 
-describe('renderOffThread', () => {
+describe('renderNoteOffThread', () => {
+  const note = (elements: unknown[]) => renderCanvasNote({ title: 'T', id: 't', scene: { elements } });
   it('renders on a worker thread, the same bytes as on this one', async () => {
-    const s = { ...blankScene(), elements: [el('ellipse', { backgroundColor: '#00ff00', fillStyle: 'cross-hatch' })] };
-    expect((await renderOffThread(s, 'svg')).toString('utf8')).toBe(renderSvg(s));
+    const elements = [el('ellipse', { backgroundColor: '#00ff00', fillStyle: 'cross-hatch' })];
+    expect((await renderNoteOffThread(note(elements), 'svg')).toString('utf8')).toBe(renderSvg({ ...blankScene(), elements }));
   }, 30_000);
 
   it('ends a render that passes its time limit with 400 too_complex', async () => {
-    const heavy = { ...blankScene(), elements: Array.from({ length: 5000 }, (_, i) => el('rectangle', { x: i, backgroundColor: '#f00', fillStyle: 'hachure' })) };
-    await expect(renderOffThread(heavy, 'png', 50)).rejects.toMatchObject({ status: 400, details: { reason: 'too_complex' } });
+    const heavy = Array.from({ length: 5000 }, (_, i) => el('rectangle', { x: i, backgroundColor: '#f00', fillStyle: 'hachure' }));
+    await expect(renderNoteOffThread(note(heavy), 'png', 50)).rejects.toMatchObject({ status: 400, details: { reason: 'too_complex' } });
   }, 30_000);
 
-  it('answers a refused scene as its 400', async () => {
-    await expect(renderOffThread({ ...blankScene(), elements: [{ id: '' }] }, 'svg')).rejects.toMatchObject({ status: 400, details: { field: 'scene.elements' } });
+  it('answers a note that is not a readable canvas with its 400', async () => {
+    await expect(renderNoteOffThread('# Just a note\n', 'svg')).rejects.toMatchObject({ status: 400, details: { reason: 'not_canvas' } });
+    const broken = note([el('rectangle')]).replace('"version": 1,', '"version": -1,');
+    await expect(renderNoteOffThread(broken, 'svg')).rejects.toMatchObject({ status: 400, details: { reason: 'invalid_scene' } });
   }, 30_000);
 });
