@@ -12,12 +12,22 @@ import { AppError, type ErrorDetails } from '../core/errors.js';
 export const EXPORT_TIMEOUT_MS = 20_000;
 /** Renders running at once; more wait their turn (each takes a core while it runs). */
 export const EXPORT_CONCURRENCY = 2;
+/** Most requests waiting for their turn; more are answered 503 with Retry-After. */
+export const EXPORT_QUEUE_MAX = 8;
 
 let running = 0;
 const waiting: Array<() => void> = [];
 
 async function turn(): Promise<() => void> {
-  if (running >= EXPORT_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  if (running >= EXPORT_CONCURRENCY) {
+    // A bounded queue: past it the caller hears at once instead of waiting minutes behind the others.
+    if (waiting.length >= EXPORT_QUEUE_MAX) {
+      throw new AppError('service_unavailable', `${running} drawings are being rendered and ${waiting.length} more wait; try again shortly`, {
+        headers: { 'retry-after': '10' },
+      });
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
   running++;
   return () => {
     running--;

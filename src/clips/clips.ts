@@ -22,6 +22,8 @@ export const URL_MAX = 4096;
 export const EXTRACT_TIMEOUT_MS = 10_000;
 /** Extractions running at once; more wait their turn (each takes a core while it runs). */
 export const EXTRACT_CONCURRENCY = 2;
+/** Most requests waiting for their turn; more are answered 503 with Retry-After. */
+export const EXTRACT_QUEUE_MAX = 8;
 
 export interface WebNoteInput {
   url: string;
@@ -73,7 +75,15 @@ let running = 0;
 const waiting: Array<() => void> = [];
 
 async function turn(): Promise<() => void> {
-  if (running >= EXTRACT_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  if (running >= EXTRACT_CONCURRENCY) {
+    // A bounded queue: past it the caller hears at once instead of waiting minutes behind the others.
+    if (waiting.length >= EXTRACT_QUEUE_MAX) {
+      throw new AppError('service_unavailable', `${running} pages are being read for clips and ${waiting.length} more wait; try again shortly`, {
+        headers: { 'retry-after': '10' },
+      });
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
   running++;
   return () => {
     running--;

@@ -167,6 +167,13 @@ describe('renderNoteOffThread', () => {
     await expect(renderNoteOffThread(note(heavy), 'png', 50)).rejects.toMatchObject({ status: 400, details: { reason: 'too_complex' } });
   }, 30_000);
 
+  it('answers 503 with Retry-After when 2 render and 8 wait', async () => {
+    const heavy = note(Array.from({ length: 5000 }, (_, i) => el('rectangle', { x: i, backgroundColor: '#f00', fillStyle: 'hachure' })));
+    const queued = Array.from({ length: 10 }, () => renderNoteOffThread(heavy, 'png', 200).catch((e: unknown) => e));
+    await expect(renderNoteOffThread(heavy, 'png', 200)).rejects.toMatchObject({ status: 503, headers: { 'retry-after': '10' } });
+    for (const r of await Promise.all(queued)) expect(r).toMatchObject({ status: 400, details: { reason: 'too_complex' } });
+  }, 60_000);
+
   it('answers a note that is not a readable canvas with its 400', async () => {
     await expect(renderNoteOffThread('# Just a note\n', 'svg')).rejects.toMatchObject({ status: 400, details: { reason: 'not_canvas' } });
     const broken = note([el('rectangle')]).replace('"version": 1,', '"version": -1,');

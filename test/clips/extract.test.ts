@@ -1,5 +1,6 @@
-/** The pure parts of page extraction: what is cut before a page is read, and how page fields are shortened. */
+/** Page extraction: what is cut before a page is read, how page fields are shortened, and the worker that reads it. */
 import { describe, expect, it } from 'vitest';
+import { extractOffThread } from '../../src/clips/clips.js';
 import { PAGE_FIELD_MAX, short, stripInert } from '../../src/clips/extract.js';
 
 describe('stripInert', () => {
@@ -37,4 +38,21 @@ describe('short', () => {
   ])('%s', (_, input, expected) => {
     expect(short(input)).toBe(expected);
   });
+});
+
+describe('extractOffThread', () => {
+  const deep = `<html><body>${'<div>'.repeat(1500)}<p>deep</p>${'</div>'.repeat(1500)}</body></html>`;
+  const url = new URL('https://example.org/a');
+
+  it('reads a page on a worker thread', async () => {
+    const article = await extractOffThread('<html><head><title>Moss</title></head><body><article><p>Moss grows on stones.</p></article></body></html>', url);
+    expect(article.title).toBe('Moss');
+    expect(article.markdown).toContain('Moss grows on stones.');
+  }, 30_000);
+
+  it('ends a reading past its time limit with 400 too_complex, and answers 503 when 2 read and 8 wait', async () => {
+    const queued = Array.from({ length: 10 }, () => extractOffThread(deep, url, 200).catch((e: unknown) => e));
+    await expect(extractOffThread(deep, url, 200)).rejects.toMatchObject({ status: 503, headers: { 'retry-after': '10' } });
+    for (const r of await Promise.all(queued)) expect(r).toMatchObject({ status: 400, details: { reason: 'too_complex' } });
+  }, 60_000);
 });
