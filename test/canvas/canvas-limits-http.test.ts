@@ -36,20 +36,33 @@ beforeAll(async () => {
 afterAll(() => inst.close());
 
 describe('hand-written canvases', () => {
-  it('answers a canvas whose frontmatter chains 20,000 aliases with 400 not_canvas, at once', async () => {
-    let fm = 'excalidraw-plugin: parsed\na0: &a0 [x]\n';
+  const aliasChain = () => {
+    let fm = 'a0: &a0 [x]\n';
     for (let i = 1; i < 20_000; i++) fm += `a${i}: &a${i} [*a${i - 1}]\n`;
-    const drawing = renderCanvasNote({ title: 'Aliases', id: 'unused' }).replace(/^---[\s\S]*?\n---\n/, '');
-    write('Notes/Aliases.excalidraw.md', `---\n${fm}---\n${drawing}`);
-    const id = await idOf('Notes/Aliases.excalidraw.md');
+    return fm;
+  };
+  const blockNest = () => {
+    let fm = 'k:\n';
+    for (let i = 0; i < 3000; i++) fm += ' '.repeat(i + 1) + '- \n';
+    return fm;
+  };
+  it.each([
+    ['chains 20,000 aliases', 'Aliases', aliasChain()],
+    ['nests 20,000 deep in flow style', 'Flow', `x: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`],
+    ['nests 3,000 deep in block style', 'Block', blockNest()],
+  ])('indexes a canvas whose frontmatter %s, and answers it with 400 not_canvas at once', async (_, name, yaml) => {
+    const drawing = renderCanvasNote({ title: name, id: 'unused' }).replace(/^---[\s\S]*?\n---\n/, '');
+    write(`Notes/${name}.excalidraw.md`, `---\nexcalidraw-plugin: parsed\n${yaml}---\n${drawing}`);
+    const id = await idOf(`Notes/${name}.excalidraw.md`);
     for (const r of [
       await api('GET', `/api/v1/notes/${id}/export?format=svg`),
       await api('POST', `/api/v1/collab/notes/${id}/events`, { elements: [el('rectangle')] }),
     ]) {
       expect(r.status).toBe(400);
       expect(r.body.error.details.reason).toBe('not_canvas');
-      expect(r.body.error.message).toMatch(/longer than|aliases/);
+      expect(r.body.error.message).toMatch(/longer than|aliases|nested more than/);
     }
+    expect((await inst.api('GET', '/api/v1/system/info')).status).toBe(200);
   });
 
   it('answers a drawing with data nested 5,000 deep with 400 invalid_scene, and leaves the file alone', async () => {
