@@ -16,7 +16,7 @@
  * was checked").
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, linkSync, lstatSync, openSync, readSync, renameSync, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, linkSync, lstatSync, openSync, readSync, renameSync, unlinkSync, type Stats } from 'node:fs';
 import { link, lstat, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
@@ -186,8 +186,8 @@ interface PreparedTemp {
  * (undefined: a new file's defaults), fills it, fsyncs and closes it. On
  * failure the temp file is removed and an AppError is thrown.
  */
-async function prepareTemp(absPath: string, mode: number | undefined, fill: (fh: FileHandle) => Promise<void>, io: AtomicIo, label: string): Promise<PreparedTemp> {
-  await ensureDir(path.dirname(absPath), label);
+async function prepareTemp(absPath: string, mode: number | undefined, fill: (fh: FileHandle) => Promise<void>, io: AtomicIo, label: string, mkdirs = true): Promise<PreparedTemp> {
+  if (mkdirs) await ensureDir(path.dirname(absPath), label);
   const tmp = tempPathFor(absPath);
   inUse.add(tmp);
   let fh: FileHandle | undefined;
@@ -446,7 +446,7 @@ export async function replaceIfUnchanged(
   const io: AtomicIo = { ...defaultIo, ...ioOverrides };
   if (expected === null) {
     try {
-      await link(src, absPath);
+      linkSync(src, absPath); // in place: under the lock, a round trip would queue behind other writes' fsyncs in the thread pool
     } catch (e) {
       const c = errCode(e) ?? '';
       if (c === 'EEXIST') return { ok: false, stray: null };
@@ -455,7 +455,11 @@ export async function replaceIfUnchanged(
       await io.rename(src, absPath);
       return { ok: true, aside: null, verified: true };
     }
-    await unlink(src).catch(() => undefined); // a leftover is a temp file, removed at the next opening
+    try {
+      unlinkSync(src);
+    } catch {
+      /* a leftover is a temp file, removed at the next opening */
+    }
     return { ok: true, aside: null, verified: true };
   }
 
@@ -542,14 +546,67 @@ export type CheckedWrite =
   | { outcome: 'raced'; aside: string; dev: number; ino: number };
 
 /**
+ * The temp file of a checked write made before the writer lock is taken
+ * (`prepareChecked`): the slow part of a write, its fsync, then overlaps
+ * with other writes' (docs/vault-disk.md, "Preparing outside the lock").
+ */
+export interface PreparedWrite extends PreparedTemp {
+  absPath: string;
+  /** The permission bits given to the temp file: those of the file there before the lock, undefined for a new file. */
+  mode: number | undefined;
+}
+
+/**
+ * Writes and fsyncs the temp file for `writeFileChecked(absPath, bytes, …)`
+ * without any lock. null when it cannot be made here (no folder yet, a
+ * folder at the path, any error): the write then makes it under the lock as
+ * before, and reports what is wrong there. Folders are not created here: a
+ * new folder would be in place before the write's case check ran.
+ */
+export async function prepareChecked(absPath: string, bytes: Uint8Array, opts: AtomicWriteOptions = {}): Promise<PreparedWrite | null> {
+  const label = opts.label ?? path.basename(absPath);
+  const io: AtomicIo = { ...defaultIo, ...opts.io };
+  try {
+    const mode = await modeOf(absPath, label);
+    return { ...(await prepareTemp(absPath, mode, (fh) => io.write(fh, bytes), io, label, false)), absPath, mode };
+  } catch {
+    return null; // prepareTemp has removed its temp file
+  }
+}
+
+/** Removes a prepared temp file the write did not use. */
+export async function discardPrepared(p: PreparedWrite): Promise<void> {
+  await unlink(p.tmp).catch(() => undefined);
+  inUse.delete(p.tmp);
+}
+
+/** Whether `p` can stand for `absPath` with the permission bits `mode`: same target, same bits, and still where it was made. */
+function preparedFits(p: PreparedWrite, absPath: string, mode: number | undefined): boolean {
+  if (p.absPath !== absPath || p.mode !== mode) return false;
+  const st = lstatNow(p.tmp); // a folder moved since: the temp file moved with it
+  return st !== null && st.ino === p.ino && st.dev === p.dev;
+}
+
+export interface CheckedWriteOptions extends AtomicWriteOptions {
+  /** The temp file made before the lock with these bytes, used if it still fits (else removed); it is the callee's from here on. */
+  prepared?: PreparedWrite | null;
+  /** false: the caller fsyncs the folder before acknowledging the write (Home.write does it after releasing the lock). Default true. */
+  syncDir?: boolean;
+}
+
+/**
  * `writeFileAtomic` that replaces only `expected`, the file read and
  * checked under the writer lock (null: only if there is still no file).
  */
-export async function writeFileChecked(absPath: string, bytes: Uint8Array, expected: CheckedFile | null, opts: AtomicWriteOptions = {}): Promise<CheckedWrite> {
+export async function writeFileChecked(absPath: string, bytes: Uint8Array, expected: CheckedFile | null, opts: CheckedWriteOptions = {}): Promise<CheckedWrite> {
   const label = opts.label ?? path.basename(absPath);
   const io: AtomicIo = { ...defaultIo, ...opts.io };
-  const mode = expected ? expected.mode : await modeOf(absPath, label);
-  const { tmp, dev, ino } = await prepareTemp(absPath, mode, (fh) => io.write(fh, bytes), io, label);
+  let prepared = opts.prepared ?? null;
+  if (prepared !== null && !preparedFits(prepared, absPath, expected ? expected.mode : undefined)) {
+    await discardPrepared(prepared);
+    prepared = null;
+  }
+  const { tmp, dev, ino } = prepared ?? (await prepareTemp(absPath, expected ? expected.mode : await modeOf(absPath, label), (fh) => io.write(fh, bytes), io, label));
   let r: Replacement;
   try {
     r = await replaceIfUnchanged(tmp, absPath, expected, etagOf(bytes), label, opts.io);
@@ -564,7 +621,7 @@ export async function writeFileChecked(absPath: string, bytes: Uint8Array, expec
     if (r.stray !== tmp) await unlink(tmp).catch(() => undefined);
     return { outcome: 'changed', stray: r.stray };
   }
-  await fsyncDir(path.dirname(absPath));
+  if (opts.syncDir !== false) await fsyncDir(path.dirname(absPath));
   if (r.aside && expected && !r.verified && (await etagNow(r.aside)) !== expected.etag) return { outcome: 'raced', aside: r.aside, dev, ino };
   return { outcome: 'written', aside: r.aside, dev, ino };
 }

@@ -3,11 +3,12 @@
  * vim and git. Every change the server makes goes through one writer lock
  * per Home and follows the same flow (docs/vault-disk.md):
  *
- *   resolve the path → read the bytes on disk → check If-Match /
- *   If-None-Match against them → check case conflicts (new names) → check
- *   the quota → record it as our own → atomic replace of only the bytes
- *   read (another program's edit in between means 412, never its loss)
- *   → tell listeners.
+ *   (before the lock: write and fsync the temp file) → resolve the path
+ *   → read the bytes on disk → check If-Match / If-None-Match against
+ *   them → check case conflicts (new names) → check the quota → record it
+ *   as our own → atomic replace of only the bytes read (another program's
+ *   edit in between means 412, never its loss) → tell listeners → (after
+ *   the lock: fsync the folder, then answer).
  *
  * Reads take no lock: atomic renames mean a reader sees whole files only.
  */
@@ -17,11 +18,13 @@ import path from 'node:path';
 import { AppError, errors } from '../core/errors.js';
 import {
   conflictCopyName,
+  discardPrepared,
   etagNow,
   fsyncDir,
   holdTemp,
   isTempInUse,
   keepAside,
+  prepareChecked,
   readChecked,
   removeChecked,
   removeFile,
@@ -29,6 +32,7 @@ import {
   replaceIfUnchanged,
   writeFileChecked,
   type AtomicIo,
+  type PreparedWrite,
 } from './atomic.js';
 import { alreadyExists, fsError, quotaExceeded, show } from './errors.js';
 import { etagOf, hasCondition, ifMatchAccepts, readWithEtag } from './etag.js';
@@ -459,45 +463,69 @@ export class Home {
   async write(rel: string, bytes: Uint8Array | string, opts: WriteOptions = {}): Promise<WriteResult> {
     const data = toBuffer(bytes);
     checkServerMayChange(rel);
-    return this.lock.run(async () => {
+    let prepared = await this.prepare(rel, data);
+    let written: { result: WriteResult; dir: string };
+    try {
+      written = await this.lock.run(async () => {
+        const { abs, rel: target } = await this.resolveFile(rel);
+        const current = await readChecked(abs, target);
+        if (hasCondition(opts.ifMatch)) {
+          if (!current || !ifMatchAccepts(opts.ifMatch, current.etag)) throw errors.staleEtag(current?.etag ?? null);
+        }
+        if (opts.ifNoneMatch === '*' && current) throw alreadyExists(target, current.etag);
+        if (!current) await checkNewName(this.root, target);
+
+        const quota = opts.quotaBytes ?? this.quotaBytes;
+        const delta = data.length - (current?.bytes.length ?? 0);
+        // A write that does not grow the Home is always allowed, so a Home over quota can still shrink.
+        if (quota !== undefined && quota > 0 && delta > 0 && !isIgnoredPath(target)) {
+          await this.ensureSizes();
+          if (this.total + delta > quota) throw quotaExceeded(target, quota, this.total, delta);
+        }
+
+        const etag = etagOf(data);
+        this.recentWrites.noteWrite(target, etag); // before the rename: the watcher may look any time after it
+        const mine = prepared;
+        prepared = null; // from here writeFileChecked uses it or removes it
+        const w = await writeFileChecked(abs, data, current, { label: target, io: this.io, prepared: mine, syncDir: false });
+        if (w.outcome === 'changed') {
+          if (w.stray !== null) await this.keepOutside(w.stray, abs, target, false);
+          const now = await etagNow(abs);
+          throw opts.ifNoneMatch === '*' && now !== null ? alreadyExists(target, now) : errors.staleEtag(now);
+        }
+        if (w.outcome === 'raced') {
+          await this.putBack(w.aside, abs, target, { dev: w.dev, ino: w.ino, etag });
+          throw errors.staleEtag(await etagNow(abs));
+        }
+        if (w.aside) this.watchDisplaced(w.aside, { abs, rel: target, etag: current!.etag, original: false });
+        try {
+          this.recentWrites.noteWrite(target, etag, sigOf(fsSync.lstatSync(abs)));
+        } catch {
+          /* replaced already by someone else; the ETag entry still applies */
+        }
+        this.setSize(target, data.length);
+        this.emit({ kind: 'write', path: target, etag, bytes: data, created: !current });
+        return { result: { path: target, etag, bytesWritten: data.length, created: !current }, dir: path.dirname(abs) };
+      });
+    } finally {
+      if (prepared !== null) await discardPrepared(prepared); // the checks refused the write before it was used
+    }
+    // The rename's folder fsync needs no lock, only to finish before the write is acknowledged.
+    await fsyncDir(written.dir);
+    return written.result;
+  }
+
+  /**
+   * The temp file with the new bytes, written and fsynced before the lock is
+   * taken; null when that is not possible (the write makes it under the lock).
+   */
+  private async prepare(rel: string, data: Buffer): Promise<PreparedWrite | null> {
+    try {
       const { abs, rel: target } = await this.resolveFile(rel);
-      const current = await readChecked(abs, target);
-      if (hasCondition(opts.ifMatch)) {
-        if (!current || !ifMatchAccepts(opts.ifMatch, current.etag)) throw errors.staleEtag(current?.etag ?? null);
-      }
-      if (opts.ifNoneMatch === '*' && current) throw alreadyExists(target, current.etag);
-      if (!current) await checkNewName(this.root, target);
-
-      const quota = opts.quotaBytes ?? this.quotaBytes;
-      const delta = data.length - (current?.bytes.length ?? 0);
-      // A write that does not grow the Home is always allowed, so a Home over quota can still shrink.
-      if (quota !== undefined && quota > 0 && delta > 0 && !isIgnoredPath(target)) {
-        await this.ensureSizes();
-        if (this.total + delta > quota) throw quotaExceeded(target, quota, this.total, delta);
-      }
-
-      const etag = etagOf(data);
-      this.recentWrites.noteWrite(target, etag); // before the rename: the watcher may look any time after it
-      const w = await writeFileChecked(abs, data, current, { label: target, io: this.io });
-      if (w.outcome === 'changed') {
-        if (w.stray !== null) await this.keepOutside(w.stray, abs, target, false);
-        const now = await etagNow(abs);
-        throw opts.ifNoneMatch === '*' && now !== null ? alreadyExists(target, now) : errors.staleEtag(now);
-      }
-      if (w.outcome === 'raced') {
-        await this.putBack(w.aside, abs, target, { dev: w.dev, ino: w.ino, etag });
-        throw errors.staleEtag(await etagNow(abs));
-      }
-      if (w.aside) this.watchDisplaced(w.aside, { abs, rel: target, etag: current!.etag, original: false });
-      try {
-        this.recentWrites.noteWrite(target, etag, sigOf(await lstat(abs)));
-      } catch {
-        /* replaced already by someone else; the ETag entry still applies */
-      }
-      this.setSize(target, data.length);
-      this.emit({ kind: 'write', path: target, etag, bytes: data, created: !current });
-      return { path: target, etag, bytesWritten: data.length, created: !current };
-    });
+      return await prepareChecked(abs, data, { label: target, io: this.io });
+    } catch {
+      return null; // the write reports it under the lock
+    }
   }
 
   /**
