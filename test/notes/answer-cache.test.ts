@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toOutcome } from '../../src/actions/reply.js';
 import { CACHED_MIN_ITEMS } from '../../src/notes/answer-cache.js';
@@ -12,7 +15,10 @@ function hub(n: number) {
   files.push(['b/only.md', '[[Lone]]\n']);
   return homeWith(files);
 }
-const scopeOf = (index: ReturnType<typeof hub>, prefix: string | null = null) => ({ index, prefix, quotaBytes: 0 }) as unknown as Scope;
+// The index is built in memory; the prefix check resolves paths under the Home's root, an empty folder here.
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-answer-cache-'));
+const scopeOf = (index: ReturnType<typeof hub>, prefix: string | null = null) =>
+  ({ index, prefix, quotaBytes: 0, vault: { home: { root } } }) as unknown as Scope;
 const answer = (scope: Scope, path: string) => toOutcome(backlinksOf(scope, path));
 
 describe('large answers kept until the Home changes', () => {
