@@ -57,6 +57,12 @@ export interface HomeOptions {
    * the replace (ms). Default 1000.
    */
   displacedGraceMs?: number;
+  /**
+   * Follow symlinks that lead out of the Home (the opt-in of a vault served
+   * alone, Config.followSymlinks): paths through them are read, listed and
+   * written under the link's path. Default false: such paths are refused.
+   */
+  followSymlinks?: boolean;
 }
 
 /** Temp files younger than this may belong to a write in progress in another process (ms). */
@@ -207,6 +213,7 @@ export class Home {
   /** Replaced files kept aside (temp path → what to check); see `watchDisplaced`. */
   private readonly displaced = new Map<string, Displaced>();
   private readonly displacedGraceMs: number;
+  private readonly followOutside: boolean;
 
   constructor(root: string, opts: HomeOptions = {}) {
     this.root = path.resolve(root);
@@ -216,6 +223,7 @@ export class Home {
     this.io = opts.io;
     this.onListenerError = opts.onListenerError ?? ((e) => console.error('[quire home] onWritten listener failed:', e));
     this.displacedGraceMs = opts.displacedGraceMs ?? 1000;
+    this.followOutside = opts.followSymlinks === true;
   }
 
   private rootReal(): Promise<string> {
@@ -230,7 +238,7 @@ export class Home {
    * the link survives; the returned `rel` is the target's Home path.
    */
   private async resolveFile(rel: string): Promise<{ abs: string; rel: string }> {
-    const { abs, real: whole } = await resolveHomePathReal(this.root, rel, { rootReal: await this.rootReal() });
+    const { abs, real: whole } = await resolveHomePathReal(this.root, rel, { rootReal: await this.rootReal(), followOutside: this.followOutside });
     // No symlink anywhere on the path (the common case), or nothing there yet.
     if (whole === null || whole === abs) return { abs, rel };
     let st: Stats;
@@ -247,6 +255,8 @@ export class Home {
       throw fsError(e, 'stat', rel);
     }
     const targetRel = toHomeRel(await this.rootReal(), real);
+    // A link out of the Home (followSymlinks only) has no Home path of its own beyond the link's.
+    if (targetRel.startsWith('..') || path.isAbsolute(targetRel)) return { abs: real, rel };
     return { abs: real, rel: targetRel };
   }
 
@@ -301,7 +311,7 @@ export class Home {
 
   /** Entries of a folder (`''` = the Home root), folders first, then by name. */
   async list(folderRel = '', opts: ListOptions = {}): Promise<ListEntry[]> {
-    const abs = await resolveHomePath(this.root, folderRel, { allowRoot: true });
+    const abs = await resolveHomePath(this.root, folderRel, { allowRoot: true, followOutside: this.followOutside });
     let names: string[];
     try {
       const st = await stat(abs);
@@ -325,7 +335,7 @@ export class Home {
           if (st.isSymbolicLink()) {
             const real = await realpath(path.join(abs, name));
             const r = toHomeRel(rootReal, real);
-            if (r.startsWith('..') || path.isAbsolute(r)) return; // a link out of the Home is not part of it
+            if (!this.followOutside && (r.startsWith('..') || path.isAbsolute(r))) return; // a link out of the Home is not part of it
             st = await stat(real);
           }
         } catch {
@@ -652,7 +662,7 @@ export class Home {
   async delete(rel: string, opts: { ifMatch?: string | null } = {}): Promise<{ path: string; folder: boolean }> {
     checkServerMayChange(rel);
     return this.lock.run(async () => {
-      const abs = await resolveHomePath(this.root, rel);
+      const abs = await resolveHomePath(this.root, rel, { followOutside: this.followOutside });
       let st: Stats;
       try {
         st = await lstat(abs);
@@ -704,8 +714,8 @@ export class Home {
     checkServerMayChange(from);
     checkServerMayChange(to);
     return this.lock.run(async () => {
-      const absFrom = await resolveHomePath(this.root, from);
-      const absTo = await resolveHomePath(this.root, to);
+      const absFrom = await resolveHomePath(this.root, from, { followOutside: this.followOutside });
+      const absTo = await resolveHomePath(this.root, to, { followOutside: this.followOutside });
       if (from === to) {
         throw errors.badRequest(`Cannot move ${show(from)} onto itself`, { path: from, reason: 'same_path' });
       }

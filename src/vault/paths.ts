@@ -189,7 +189,7 @@ export function toHomeRel(rootAbs: string, abs: string): string {
  * (validateRelPath) and that neither the path nor any existing prefix of it
  * leaves the Home through a symlink (realpath of the longest existing prefix).
  */
-export async function resolveHomePath(homeRoot: string, rel: string, opts: ValidateOptions = {}): Promise<string> {
+export async function resolveHomePath(homeRoot: string, rel: string, opts: ValidateOptions & { followOutside?: boolean } = {}): Promise<string> {
   return (await resolveHomePathReal(homeRoot, rel, opts)).abs;
 }
 
@@ -202,7 +202,7 @@ export async function resolveHomePath(homeRoot: string, rel: string, opts: Valid
 export async function resolveHomePathReal(
   homeRoot: string,
   rel: string,
-  opts: ValidateOptions & { rootReal?: string } = {},
+  opts: ValidateOptions & { rootReal?: string; followOutside?: boolean } = {},
 ): Promise<{ abs: string; real: string | null }> {
   const segs = validateRelPath(rel, opts);
   const rootAbs = path.resolve(homeRoot);
@@ -226,7 +226,8 @@ export async function resolveHomePathReal(
       }
       throw fsError(e, 'stat', rel);
     }
-    if (!isInside(rootReal, real)) {
+    // followOutside: the owner of a vault served alone chose to follow links out of it (`serve --vault --follow-symlinks`).
+    if (!opts.followOutside && !isInside(rootReal, real)) {
       const segment = await firstEscape(rootAbs, rootReal, segs, i);
       throw pathError(rel, 'symlink_escape', `Path ${show(rel)} leaves the Home through the symbolic link ${show(segment)}`, { segment });
     }

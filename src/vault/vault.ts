@@ -187,7 +187,7 @@ export class Vault {
   constructor(private readonly opts: VaultOptions) {
     this.root = path.resolve(opts.root);
     this.compaction = opts.heapCompaction === undefined ? heapCompaction : opts.heapCompaction;
-    this.home = new Home(this.root);
+    this.home = new Home(this.root, { followSymlinks: this.opts.followSymlinks === true });
     this.home.onWritten((e) => this.onOwnChange(e));
     this.ready = this.open();
     this.ready.catch((e) => this.report(e));

@@ -182,6 +182,15 @@ describe('followSymlinks (opt-in)', () => {
         fs.symlinkSync(path.join(away, 'sub/b.md'), path.join(root, 'link-b.md'));
         await eventually(() => vault.index.noteByPath('link-b.md')?.title === 'Away B', 5000);
         expect(paths()).toEqual(['Real/Inside.md', 'awaydir/a.md', 'awaydir/sub/b.md', 'link-a.md', 'link-b.md']);
+        // File actions follow them as well, under the link's path: what the index lists can be read and changed.
+        expect((await vault.home.read('link-a.md')).bytes.toString()).toBe('# Away A\n');
+        expect((await vault.home.list('awaydir')).map((e) => e.name)).toEqual(['back', 'sub', 'a.md']);
+        const put = await vault.home.write('link-a.md', '# Away A, edited\n');
+        expect(put.path).toBe('link-a.md');
+        expect(fs.readFileSync(path.join(away, 'a.md'), 'utf8')).toBe('# Away A, edited\n');
+        expect(fs.lstatSync(path.join(root, 'link-a.md')).isSymbolicLink()).toBe(true);
+        await vault.home.write('awaydir/new.md', '# New away\n');
+        expect(fs.readFileSync(path.join(away, 'new.md'), 'utf8')).toBe('# New away\n');
       } finally {
         await vault.close();
       }
