@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon, { type Result } from 'autocannon';
-import { prng } from '../src/markdown/generate.js';
+import { prng } from '../test/helpers/generate-vault.js';
 import { BENCH_DIR, REPO_DIR, RUN_TS, round, sleep, summarize } from './lib.js';
 
 export interface ServerInfo {

@@ -3,7 +3,7 @@
  * notes. Run: node --import tsx bench/markdown-extract.ts [MB]
  *
  * The fast extractor (src/markdown/extract.ts) runs over ~30 MB; the remark
- * reference (src/markdown/reference.ts) is ~60× slower, so it runs over a
+ * reference (test/markdown/reference-extractor.ts) is ~60× slower, so it runs over a
  * 3 MB slice of the same notes and its MB/s is reported from that.
  */
 import os from 'node:os';
@@ -11,8 +11,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { extractFacts } from '../src/markdown/extract.js';
-import { referenceFacts } from '../src/markdown/reference.js';
-import { generateNote } from '../src/markdown/generate.js';
+import { referenceFacts } from '../test/markdown/reference-extractor.js';
+import { generateNote } from '../test/helpers/generate-vault.js';
 
 const targetMB = Number(process.argv[2] ?? 30);
 const notes: Array<{ path: string; text: string }> = [];

@@ -1,5 +1,5 @@
 /**
- * Deterministic benchmark vaults, built on src/markdown/generate.ts.
+ * Deterministic benchmark vaults, built on test/helpers/generate-vault.ts.
  *
  * A vault of `count` notes holds:
  * - `gen/<k>/note-<i>.md` (1,000 per folder): a generated note with 2–6
@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateNote, NOTES, prng } from '../src/markdown/generate.js';
+import { generateNote, NOTES, prng } from '../test/helpers/generate-vault.js';
 
 /** Bump when the layout or content rules change (forces regeneration). */
 export const GEN_VERSION = 3;

@@ -1,6 +1,6 @@
 /**
  * Pure helpers shared by the fast extractor (extract.ts) and the reference
- * (reference.ts). They hold the rules that do not depend on Markdown
+ * (test/markdown/reference-extractor.ts). They hold the rules that do not depend on Markdown
  * structure: frontmatter YAML, frontmatter-derived facts, wikilink and link
  * destination syntax, due dates, the word rule and line/column arithmetic.
  * Everything structural (what is code, a heading, a list item, a text run)

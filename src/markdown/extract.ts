@@ -5,7 +5,7 @@
  * frontmatter, and within paragraphs, headings and cells a small left-to-right
  * inline scanner finds code spans, autolinks, raw HTML and Markdown links.
  * Everything else (emphasis, entities, …) is irrelevant to the facts and is
- * never parsed. It must produce exactly what `referenceFacts` (reference.ts,
+ * never parsed. It must produce exactly what `referenceFacts` (test/markdown/reference-extractor.ts,
  * built on remark) produces; test/markdown/equivalence.test.ts checks that.
  */
 import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from './facts.js';

@@ -1,7 +1,7 @@
 /**
  * The facts Quire extracts from one note's Markdown text. Two implementations
  * produce them and must agree exactly: `extractFacts` (src/markdown/extract.ts,
- * a fast line scanner) and `referenceFacts` (src/markdown/reference.ts, built
+ * a fast line scanner) and `referenceFacts` (test/markdown/reference-extractor.ts, built
  * on remark's mdast, the source of truth). The rules are written down in
  * docs/vault-format.md.
  *

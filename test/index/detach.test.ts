@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detachStrings } from '../../src/index/detach.js';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { generateNote } from '../../src/markdown/generate.js';
+import { generateNote } from '../helpers/generate-vault.js';
 
 describe('detachStrings', () => {
   it('leaves every value of the facts unchanged', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LinkTable, NumsSink } from '../../src/index/link-table.js';
 import type { Link } from '../../src/markdown/facts.js';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { generateVault } from '../../src/markdown/generate.js';
+import { generateVault } from '../helpers/generate-vault.js';
 
 const link = (over: Partial<Link>): Link => ({
   kind: 'wikilink',

@@ -10,7 +10,7 @@
  */
 import { HomeIndex } from '../../src/index/home-index.js';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { generateVault, prng } from '../../src/markdown/generate.js';
+import { generateVault, prng } from '../helpers/generate-vault.js';
 import type { NoteFacts } from '../../src/markdown/facts.js';
 
 const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 10_000);
@@ -74,7 +74,7 @@ function percentile(xs: number[], p: number): number {
 async function main() {
   gc();
   const heap0 = process.memoryUsage().heapUsed;
-  // `--generated`: src/markdown/generate.ts notes instead (link-dense: ~64 links and ~33 tag uses per note).
+  // `--generated`: test/helpers/generate-vault.ts notes instead (link-dense: ~64 links and ~33 tag uses per note).
   let vault: Array<{ path: string; text: string }> | null = process.argv.includes('--generated') ? generateVault(1, N) : makeVault(N, 1);
   const bytes = vault.reduce((a, n) => a + Buffer.byteLength(n.text), 0);
   let t0 = performance.now();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
 import { decodeFacts, encodeFacts, StringTable } from '../../src/index/snapshot.js';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { generateVault } from '../../src/markdown/generate.js';
+import { generateVault } from '../helpers/generate-vault.js';
 import { addFile, addNote, linkState } from './helpers.js';
 
 function sample(): HomeIndex {

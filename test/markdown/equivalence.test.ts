@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { referenceFacts } from '../../src/markdown/reference.js';
-import { generateNote } from '../../src/markdown/generate.js';
+import { referenceFacts } from './reference-extractor.js';
+import { generateNote } from '../helpers/generate-vault.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = join(root, 'vault-fixtures/markdown');

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { extractFacts } from '../../src/markdown/extract.js';
-import { referenceFacts } from '../../src/markdown/reference.js';
+import { referenceFacts } from './reference-extractor.js';
 import type { NoteFacts } from '../../src/markdown/facts.js';
 
 const impls = [

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { parseDocument } from 'yaml';
 import { parseSimpleYaml } from '../../src/markdown/simple-yaml.js';
 import { parseFrontmatterYaml } from '../../src/markdown/common.js';
-import { generateNote } from '../../src/markdown/generate.js';
+import { generateNote } from '../helpers/generate-vault.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const corpus = join(root, '../shared/corpora/obsidian-help-en');

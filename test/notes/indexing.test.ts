@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config.js';
-import { generateVault } from '../../src/markdown/generate.js';
+import { generateVault } from '../helpers/generate-vault.js';
 import { openServices, startServer } from '../../src/server.js';
 import { addUser } from '../../src/surfaces/cli/admin.js';
 import { HomeIndex, type SearchHit } from '../../src/index/home-index.js';

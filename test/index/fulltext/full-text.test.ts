@@ -7,7 +7,7 @@ import { TermPostings, type FieldTexts } from '../../../src/index/fulltext/posti
 import type { ExecutedHit } from '../../../src/index/fulltext/query.js';
 import { TOKEN_SEPARATORS } from '../../../src/index/fulltext/tokenize.js';
 import { extractFacts } from '../../../src/markdown/extract.js';
-import { generateVault } from '../../../src/markdown/generate.js';
+import { generateVault } from '../../helpers/generate-vault.js';
 
 /**
  * MiniSearch is the reference: the full-text index must answer what

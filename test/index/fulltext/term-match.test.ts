@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import SearchableMap from 'minisearch/SearchableMap';
 import { describe, expect, it } from 'vitest';
 import { findTerm, fuzzyMatch, prefixRange } from '../../../src/index/fulltext/term-match.js';
-import { generateVault, prng } from '../../../src/markdown/generate.js';
+import { generateVault, prng } from '../../helpers/generate-vault.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const benchVault = join(root, 'bench/vaults/n10000/data');

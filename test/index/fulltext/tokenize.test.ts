@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CACHE_SIZE, TOKEN_SEPARATORS, queryTerms, tokenizeCounted, tokenizeInto } from '../../../src/index/fulltext/tokenize.js';
-import { generateNote } from '../../../src/markdown/generate.js';
+import { generateNote } from '../../helpers/generate-vault.js';
 
 /**
  * The tokenizer must give exactly what a split at TOKEN_SEPARATORS gives:

@@ -11,7 +11,7 @@
 import { remark } from 'remark';
 import remarkGfm from 'remark-gfm';
 import remarkFrontmatter from 'remark-frontmatter';
-import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from './facts.js';
+import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from '../../src/markdown/facts.js';
 import {
   assembleFacts,
   countWords,
@@ -22,7 +22,7 @@ import {
   parseMarkdownDestination,
   parseWikilinkInner,
   TRAILING_ID_RE,
-} from './common.js';
+} from '../../src/markdown/common.js';
 
 interface Point {
   line: number;
