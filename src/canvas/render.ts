@@ -6,6 +6,7 @@
  * for minutes. See docs/canvas.md, "Limits".
  */
 import { startTsWorker } from '../core/ts-worker.js';
+import { Turns } from '../core/turns.js';
 import { AppError, type ErrorDetails } from '../core/errors.js';
 
 /** Longest one export may render before it is refused. */
@@ -15,25 +16,7 @@ export const EXPORT_CONCURRENCY = 2;
 /** Most requests waiting for their turn; more are answered 503 with Retry-After. */
 export const EXPORT_QUEUE_MAX = 8;
 
-let running = 0;
-const waiting: Array<() => void> = [];
-
-async function turn(): Promise<() => void> {
-  if (running >= EXPORT_CONCURRENCY) {
-    // A bounded queue: past it the caller hears at once instead of waiting minutes behind the others.
-    if (waiting.length >= EXPORT_QUEUE_MAX) {
-      throw new AppError('service_unavailable', `${running} drawings are being rendered and ${waiting.length} more wait; try again shortly`, {
-        headers: { 'retry-after': '10' },
-      });
-    }
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  }
-  running++;
-  return () => {
-    running--;
-    waiting.shift()?.();
-  };
-}
+const turns = new Turns(EXPORT_CONCURRENCY, EXPORT_QUEUE_MAX, (running, waiting) => `${running} drawings are being rendered and ${waiting} more wait; try again shortly`);
 
 /**
  * The drawing of a canvas Note's text as SVG or PNG bytes, read and rendered
@@ -43,7 +26,7 @@ async function turn(): Promise<() => void> {
  * 32 MiB took 2 s and parsing it 0.9 s on this thread.
  */
 export async function renderNoteOffThread(noteText: string, format: 'png' | 'svg', timeoutMs = EXPORT_TIMEOUT_MS): Promise<Buffer> {
-  const done = await turn();
+  const done = await turns.take();
   try {
     const worker = startTsWorker(new URL('./export-worker.ts', import.meta.url), { text: noteText, format }, 'quire-canvas-export');
     return await new Promise<Buffer>((resolve, reject) => {

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { startTsWorker } from '../core/ts-worker.js';
+import { Turns } from '../core/turns.js';
 import { AppError, errors } from '../core/errors.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
 import { checkTagList, checkTitle } from '../notes/limits.js';
@@ -71,25 +72,7 @@ function parseUrl(raw: string): URL {
   return url;
 }
 
-let running = 0;
-const waiting: Array<() => void> = [];
-
-async function turn(): Promise<() => void> {
-  if (running >= EXTRACT_CONCURRENCY) {
-    // A bounded queue: past it the caller hears at once instead of waiting minutes behind the others.
-    if (waiting.length >= EXTRACT_QUEUE_MAX) {
-      throw new AppError('service_unavailable', `${running} pages are being read for clips and ${waiting.length} more wait; try again shortly`, {
-        headers: { 'retry-after': '10' },
-      });
-    }
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  }
-  running++;
-  return () => {
-    running--;
-    waiting.shift()?.();
-  };
-}
+const turns = new Turns(EXTRACT_CONCURRENCY, EXTRACT_QUEUE_MAX, (running, waiting) => `${running} pages are being read for clips and ${waiting} more wait; try again shortly`);
 
 /**
  * `extractArticle` on a worker thread, ended after EXTRACT_TIMEOUT_MS: a
@@ -105,7 +88,7 @@ export async function extractOffThread(html: string, pageUrl: URL, timeoutMs = E
       limit: String(EXTRACT_MAX_CHARS),
     });
   }
-  const done = await turn();
+  const done = await turns.take();
   try {
     const worker = startTsWorker(new URL('./extract-worker.ts', import.meta.url), { html: page, url: pageUrl.href }, 'quire-clip');
     return await new Promise<Article>((resolve, reject) => {
