@@ -406,6 +406,19 @@ export function parseExpr(src: string): Node {
     if (!isOp(v)) throw new ExprError(`Expected "${v}"`, peek().pos);
     p++;
   };
+  /** Comma-separated expressions up to `close`, which is consumed: a list literal's items, a call's arguments. */
+  const listUntil = (close: string): Node[] => {
+    const items: Node[] = [];
+    if (!isOp(close)) {
+      items.push(expr());
+      while (isOp(',')) {
+        p++;
+        items.push(expr());
+      }
+    }
+    expect(close);
+    return items;
+  };
   const binary = (next: () => Node, ops: string[]) => (): Node => {
     let left = next();
     for (;;) {
@@ -433,18 +446,7 @@ export function parseExpr(src: string): Node {
           expect(')');
           return e;
         }
-        if (t.v === '[') {
-          const items: Node[] = [];
-          if (!isOp(']')) {
-            items.push(expr());
-            while (isOp(',')) {
-              p++;
-              items.push(expr());
-            }
-          }
-          expect(']');
-          return { k: 'list', items };
-        }
+        if (t.v === '[') return { k: 'list', items: listUntil(']') };
         throw new ExprError(`Unexpected "${t.v}"`, t.pos);
       default:
         throw new ExprError('Unexpected end of expression', t.pos);
@@ -466,16 +468,7 @@ export function parseExpr(src: string): Node {
         n = { k: 'index', obj: n, index };
       } else if (isOp('(')) {
         p++;
-        const args: Node[] = [];
-        if (!isOp(')')) {
-          args.push(expr());
-          while (isOp(',')) {
-            p++;
-            args.push(expr());
-          }
-        }
-        expect(')');
-        n = { k: 'call', fn: n, args };
+        n = { k: 'call', fn: n, args: listUntil(')') };
       } else return n;
     }
   };
