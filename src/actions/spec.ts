@@ -1,0 +1,66 @@
+/**
+ * The spec's catalog (spec/actions.json, the repo's copy of the 197 declared actions) as the
+ * source of every fact the spec states about an action: method, route, MCP tool, surfaces,
+ * scopes, effect, encodings, recent confirmation and area. An area declares a spec action with
+ * `specAction(name, { summary, input, handler })` and writes only what the spec does not say;
+ * actions beyond the spec (extensions) still use the full `defineAction` form.
+ */
+import { readFileSync } from 'node:fs';
+import type { ActionDef, ActionHandler, Effect, Encoding, HttpMethod, InputSchemas, Scope, Surface } from './types.js';
+
+/** One row of spec/actions.json, as the spec's generator wrote it. */
+export interface SpecRow {
+  name: string;
+  method: HttpMethod;
+  route: string;
+  scopes: Scope[];
+  effect: Effect;
+  request_encoding: Encoding | null;
+  response_encoding: Encoding | null;
+  surfaces: Surface[];
+  tool: string;
+  recent_confirmation: boolean;
+  area: string;
+  document: string;
+  /** The spec's parameter text, e.g. "body `name` string req; query `limit` int". */
+  params: string;
+}
+
+// Read once at start-up: src/actions/ and dist/actions/ both sit two levels below the repo root.
+export const specRows: ReadonlyArray<SpecRow> = JSON.parse(
+  readFileSync(new URL('../../spec/actions.json', import.meta.url), 'utf8'),
+);
+
+const rowsByName = new Map(specRows.map((row) => [row.name, row] as const));
+
+/** What an area writes for a spec action: everything the spec does not state. */
+export interface SpecActionParts<S extends InputSchemas> {
+  /** One or two sentences for help texts and MCP tool descriptions. */
+  summary: string;
+  input: S;
+  /** Absent until built: dispatch then answers 501 `not_implemented`. */
+  handler?: ActionHandler<S>;
+}
+
+/**
+ * The declaration of spec action `name`, its spec facts read from the catalog. Throws at import
+ * time for a name the spec does not declare, so a typo cannot become a silent extension.
+ */
+export function specAction<S extends InputSchemas>(name: string, parts: SpecActionParts<S>): ActionDef<S> {
+  const row = rowsByName.get(name);
+  if (!row) throw new Error(`specAction("${name}"): spec/actions.json declares no such action; declare an extension with defineAction`);
+  return {
+    name,
+    method: row.method,
+    route: row.route,
+    tool: row.tool,
+    surfaces: [...row.surfaces],
+    scopes: [...row.scopes],
+    effect: row.effect,
+    requestEncoding: row.request_encoding,
+    responseEncoding: row.response_encoding,
+    recentConfirmation: row.recent_confirmation,
+    area: row.area,
+    ...parts,
+  };
+}
