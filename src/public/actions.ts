@@ -6,6 +6,7 @@
  */
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { actions as uploadActions } from './upload-actions.js';
 
 const AREA = 'Public links';
 
@@ -239,85 +240,5 @@ export const actions = [
       headers: PasswordOnly,
     },
   }),
-  defineAction({
-    name: 'public_upload_create',
-    method: 'POST',
-    route: '/api/v1/public/{slug}/uploads',
-    tool: 'svc_api_public_upload_create',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['none'],
-    effect: 'destructive',
-    requestEncoding: 'base64',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      'Creates a resumable upload into a file drop Public link (tus protocol); the body may carry the first bytes, and large uploads continue in chunks with `public_upload_patch`.',
-    input: {
-      path: SlugPath,
-      headers: PublicHeaders({
-        'tus-resumable': TusResumable,
-        'upload-length': Type.String({ pattern: '^[0-9]+$', description: 'Total size of the upload in bytes' }),
-        'upload-metadata': Type.String({ description: 'Comma-separated key and base64 value pairs' }),
-        'upload-checksum': UploadChecksum,
-        'upload-conflict-policy': Type.Optional(
-          Nullable(Type.String({ description: 'What to do when the target name already exists' })),
-        ),
-      }),
-      body: Type.Optional(Base64Bytes('First bytes of the upload, base64; may be empty or absent')),
-    },
-  }),
-  defineAction({
-    name: 'public_upload_head',
-    method: 'HEAD',
-    route: '/api/v1/public/{slug}/uploads/{id}',
-    tool: 'svc_api_public_upload_head',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['none'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Reads the offset of a resumable upload, to continue it after an interruption.',
-    input: { path: UploadPath, headers: PublicHeaders({ 'tus-resumable': TusResumable }) },
-  }),
-  defineAction({
-    name: 'public_upload_patch',
-    method: 'PATCH',
-    route: '/api/v1/public/{slug}/uploads/{id}',
-    tool: 'svc_api_public_upload_patch',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['none'],
-    effect: 'destructive',
-    requestEncoding: 'base64',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Appends a chunk of base64 bytes to a resumable upload at `Upload-Offset`.',
-    input: {
-      path: UploadPath,
-      headers: PublicHeaders({
-        'tus-resumable': TusResumable,
-        'upload-offset': Type.String({ pattern: '^[0-9]+$', description: 'Byte offset this chunk starts at' }),
-        'upload-checksum': UploadChecksum,
-      }),
-      body: Base64Bytes('The chunk, base64'),
-    },
-  }),
-  defineAction({
-    name: 'public_upload_terminate',
-    method: 'DELETE',
-    route: '/api/v1/public/{slug}/uploads/{id}',
-    tool: 'svc_api_public_upload_terminate',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['none'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Cancels a resumable upload and discards its bytes.',
-    input: { path: UploadPath, headers: PublicHeaders({ 'tus-resumable': TusResumable }) },
-  }),
+  ...uploadActions,
 ];
