@@ -670,12 +670,12 @@ describe('catalog: declarations', () => {
     expect(problems).toEqual([]);
   });
 
-  it('each area file declares only its own area, spec actions sorted by name', () => {
+  it('each area declares only its own area, every spec action of it', () => {
     for (const { area, actions } of AREAS) {
       expect(actions.length, area).toBeGreaterThan(0);
       for (const def of actions) expect(def.area, def.name).toBe(area);
       const names = actions.filter((a) => !a.extension).map((a) => a.name);
-      expect(names, area).toEqual([...names].sort());
+      expect(new Set(names).size, area).toBe(names.length);
       expect(names.length, area).toBe(spec.filter((e) => e.area === area).length);
     }
     expect(new Set(spec.map((e) => e.area))).toEqual(new Set(AREAS.map((a) => a.area)));
