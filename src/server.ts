@@ -12,7 +12,7 @@ import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
 import { buildApp } from './surfaces/http/app.js';
 import { InstanceVaults } from './vault/vaults.js';
-import { ChangeJournals } from './changes/journal.js';
+import { ChangeJournals } from './changes/change-log.js';
 import { JobRunner } from './jobs/runner.js';
 import path from 'node:path';
 import { registerWeb } from './web/pages.js';

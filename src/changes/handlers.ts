@@ -11,7 +11,7 @@ import type { Caller } from '../accounts/caller.js';
 import { AppError } from '../core/errors.js';
 import { openScope, visible } from '../notes/access.js';
 import { sse, type SseSink, type SseStream } from '../surfaces/http/sse.js';
-import { delta, type ChangeJournal, type ChangeJournals, type ChangeRecord } from './journal.js';
+import { delta, type ChangeJournal, type ChangeJournals, type ChangeRecord } from './change-log.js';
 
 /** How often a change stream re-checks the journal head and the caller's access (ms). */
 export const SAFETY_CHECK_MS = 1_000;

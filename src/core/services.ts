@@ -5,7 +5,7 @@
 import type { Config } from './config.js';
 import type { SidecarStore } from '../store/sidecar.js';
 import type { Vaults } from '../vault/vaults.js';
-import type { ChangeJournals } from '../changes/journal.js';
+import type { ChangeJournals } from '../changes/change-log.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { ReminderScheduler } from '../reminders/scheduler.js';
 

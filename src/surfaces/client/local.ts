@@ -17,7 +17,7 @@ import { AppError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
 import { SidecarStore } from '../../store/sidecar.js';
 import { LocalVaults } from '../../vault/vaults.js';
-import { ChangeJournals } from '../../changes/journal.js';
+import { ChangeJournals } from '../../changes/change-log.js';
 import { JobRunner } from '../../jobs/runner.js';
 import type { VaultProgress } from '../../vault/vault.js';
 import type { Transport } from './transport.js';
