@@ -6,6 +6,7 @@
  * actions beyond the spec (extensions) still use the full `defineAction` form.
  */
 import { readFileSync } from 'node:fs';
+import { Type, type ObjectOptions, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { ActionDef, ActionHandler, Effect, Encoding, HttpMethod, InputSchemas, Scope, Surface } from './types.js';
 
 /** One row of spec/actions.json, as the spec's generator wrote it. */
@@ -37,7 +38,8 @@ const rowsByName = new Map(specRows.map((row) => [row.name, row] as const));
 export interface SpecActionParts<S extends InputSchemas> {
   /** One or two sentences for help texts and MCP tool descriptions. */
   summary: string;
-  input: S;
+  /** Omitted for an action that takes no input. */
+  input?: S;
   /** Absent until built: dispatch then answers 501 `not_implemented`. */
   handler?: ActionHandler<S>;
 }
@@ -46,7 +48,7 @@ export interface SpecActionParts<S extends InputSchemas> {
  * The declaration of spec action `name`, its spec facts read from the catalog. Throws at import
  * time for a name the spec does not declare, so a typo cannot become a silent extension.
  */
-export function specAction<S extends InputSchemas>(name: string, parts: SpecActionParts<S>): ActionDef<S> {
+export function specAction<S extends InputSchemas = Record<never, never>>(name: string, parts: SpecActionParts<S>): ActionDef<S> {
   const row = rowsByName.get(name);
   if (!row) throw new Error(`specAction("${name}"): spec/actions.json declares no such action; declare an extension with defineAction`);
   return {
@@ -62,5 +64,19 @@ export function specAction<S extends InputSchemas>(name: string, parts: SpecActi
     recentConfirmation: row.recent_confirmation,
     area: row.area,
     ...parts,
+    input: parts.input ?? ({} as S),
   };
 }
+
+/** A closed object: path, query and body objects name every member they accept. */
+export const Obj = <P extends TProperties>(properties: P, options: ObjectOptions = {}) =>
+  Type.Object(properties, { ...options, additionalProperties: false });
+
+/** Request headers: open, since every request carries more headers than an action reads (names lower-case). */
+export const Headers = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: true });
+
+/** A value or JSON null (the spec's `x/null`). */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A non-empty string path parameter, e.g. `{ id: PathString('ID of the passkey') }`. */
+export const PathString = (description?: string) => Type.String({ minLength: 1, ...(description ? { description } : {}) });

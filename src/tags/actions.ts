@@ -1,238 +1,81 @@
 /**
- * Section 4.2 of the spec: tags (11 actions, scope data).
- * Handlers call assignments.ts; the rewrite actions call rewrite.ts (docs/tags-rewrite.md).
+ * Section 4.2 of the spec: tags. Handlers call assignments.ts; the rewrite actions call
+ * rewrite.ts (docs/tags-rewrite.md).
  */
 import { Type } from '@sinclair/typebox';
-import { defineAction } from '../actions/types.js';
+import { Obj, PathString, specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
 import * as t from './assignments.js';
 import * as rw from './rewrite.js';
 
-const AREA = '4.2 Tags';
-
-const StringId = Type.Object(
-  { id: Type.String({ minLength: 1, description: 'ID of the tag update' }) },
-  { additionalProperties: false },
-);
+const RewriteId = Obj({ id: PathString('ID of the tag update') });
+const Cursor = Type.Optional(Type.Integer({ minimum: 0, description: 'The `next_cursor` of the previous page, unchanged' }));
+const Limit = Type.Optional(Type.Integer({ minimum: 0, description: 'Page size; reduce it after an overflow' }));
 
 /** The body of `preview_rename`, which `rename_tag` and `start_rewrite` take as well. */
-const RenameBody = Type.Object(
-  {
-    confirmed: Type.Optional(Type.Boolean({ description: 'Confirms a rename the preview warned about' })),
-    new_tag: Type.String({ description: 'The new tag name' }),
-    old_tag: Type.String({ description: 'The tag to rename' }),
-  },
-  { additionalProperties: false },
-);
+const RenameBody = Obj({
+  confirmed: Type.Optional(Type.Boolean({ description: 'Confirms a rename the preview warned about' })),
+  new_tag: Type.String({ description: 'The new tag name' }),
+  old_tag: Type.String({ description: 'The tag to rename' }),
+});
 
 export const actions = [
-  defineAction({
-    name: 'assign_tags',
-    method: 'PUT',
-    route: '/api/v1/tags/items',
-    tool: 'svc_api_assign_tags',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('assign_tags', {
     summary: 'Sets the tags of one file in the Home, replacing its current tag assignment.',
     input: {
-      body: Type.Object(
-        {
-          path: Type.String({ description: 'Home-relative path of the file' }),
-          tags: Type.Array(Type.String(), { description: 'The complete list of tags for the file' }),
-        },
-        { additionalProperties: false },
-      ),
+      body: Obj({
+        path: Type.String({ description: 'Home-relative path of the file' }),
+        tags: Type.Array(Type.String(), { description: 'The complete list of tags for the file' }),
+      }),
     },
     handler: async (ctx, { body }) => t.assignTags(await openScope(ctx), body.path, body.tags),
   }),
-  defineAction({
-    name: 'get_file_assignment',
-    method: 'GET',
-    route: '/api/v1/tags/items/{path}',
-    tool: 'svc_api_get_file_assignment',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('get_file_assignment', {
     summary: 'Reads the tags assigned to one file in the Home.',
-    input: {
-      path: Type.Object(
-        { path: Type.String({ minLength: 1, description: 'Home-relative path of the file (URL-encoded in the route)' }) },
-        { additionalProperties: false },
-      ),
-    },
+    input: { path: Obj({ path: PathString('Home-relative path of the file (URL-encoded in the route)') }) },
     handler: async (ctx, { path }) => t.getFileAssignment(await openScope(ctx), path.path),
   }),
-  defineAction({
-    name: 'list_file_assignments',
-    method: 'GET',
-    route: '/api/v1/tags/items',
-    tool: 'svc_api_list_file_assignments',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      'Lists the tag assignments of files, optionally below one folder, one page at a time. Pass `next_cursor` unchanged; reduce `limit` after an overflow.',
-    input: {
-      query: Type.Object(
-        {
-          cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'The `next_cursor` of the previous page, unchanged' })),
-          folder: Type.Optional(Type.String({ description: 'Home-relative folder to list below' })),
-          limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Page size; reduce it after an overflow' })),
-        },
-        { additionalProperties: false },
-      ),
-    },
+  specAction('list_file_assignments', {
+    summary: 'Lists the tag assignments of files, optionally below one folder, one page at a time. Pass `next_cursor` unchanged; reduce `limit` after an overflow.',
+    input: { query: Obj({ cursor: Cursor, folder: Type.Optional(Type.String({ description: 'Home-relative folder to list below' })), limit: Limit }) },
     handler: async (ctx, { query }) => t.listFileAssignments(await openScope(ctx), query),
   }),
-  defineAction({
-    name: 'list_tags',
-    method: 'GET',
-    route: '/api/v1/tags',
-    tool: 'svc_api_list_tags',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('list_tags', {
     summary: "Lists the tags used in the caller's Home.",
-    input: {},
     handler: async (ctx) => t.listTags(await openScope(ctx)),
   }),
-  defineAction({
-    name: 'preview_rename',
-    method: 'POST',
-    route: '/api/v1/tags/rename/preview',
-    tool: 'svc_api_preview_rename',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('preview_rename', {
     summary: 'Previews renaming tag `old_tag` to `new_tag` without changing any file.',
     input: { body: RenameBody },
     handler: (ctx, { body }) => rw.previewRename(ctx, body),
   }),
-  defineAction({
-    name: 'rename_tag',
-    method: 'POST',
-    route: '/api/v1/tags/rename',
-    tool: 'svc_api_rename_tag',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('rename_tag', {
     summary: 'Renames tag `old_tag` to `new_tag` in every file that uses it; takes the same body as `preview_rename`.',
     input: { body: RenameBody },
     handler: (ctx, { body }) => rw.renameTag(ctx, body),
   }),
-  defineAction({
-    name: 'rewrite_status',
-    method: 'GET',
-    route: '/api/v1/tags/rewrites/{id}',
-    tool: 'svc_api_rewrite_status',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('rewrite_status', {
     summary: 'Shows the progress of a tag update started by `start_rewrite`.',
-    input: { path: StringId },
+    input: { path: RewriteId },
     handler: (ctx, { path }) => rw.rewriteStatus(ctx, path.id),
   }),
-  defineAction({
-    name: 'start_rewrite',
-    method: 'POST',
-    route: '/api/v1/tags/rewrites',
-    tool: 'svc_api_start_rewrite',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      'Starts a tag update that renames `old_tag` to `new_tag` in the background; takes the same body as `preview_rename`. Follow it with `rewrite_status`.',
+  specAction('start_rewrite', {
+    summary: 'Starts a tag update that renames `old_tag` to `new_tag` in the background; takes the same body as `preview_rename`. Follow it with `rewrite_status`.',
     input: { body: RenameBody },
     handler: (ctx, { body }) => rw.startRewrite(ctx, body),
   }),
-  defineAction({
-    name: 'tag_page',
-    method: 'GET',
-    route: '/api/v1/tags/{tag}',
-    tool: 'svc_api_tag_page',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('tag_page', {
     summary: 'Lists the items tagged with one tag, one page at a time. Pass `next_cursor` unchanged.',
-    input: {
-      path: Type.Object({ tag: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
-      query: Type.Object(
-        {
-          cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'The `next_cursor` of the previous page, unchanged' })),
-          limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Page size' })),
-        },
-        { additionalProperties: false },
-      ),
-    },
+    input: { path: Obj({ tag: PathString() }), query: Obj({ cursor: Cursor, limit: Limit }) },
     handler: async (ctx, { path, query }) => t.tagPage(await openScope(ctx), path.tag, query.cursor, query.limit),
   }),
-  defineAction({
-    name: 'tags_reconcile',
-    method: 'POST',
-    route: '/api/v1/tags/reconcile',
-    tool: 'svc_api_tags_reconcile',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('tags_reconcile', {
     summary: "Reconciles the tag index with the files in the caller's Home.",
-    input: {},
     handler: (ctx) => rw.reconcileTags(ctx),
   }),
-  defineAction({
-    name: 'undo_rewrite',
-    method: 'POST',
-    route: '/api/v1/tags/rewrites/{id}/undo',
-    tool: 'svc_api_undo_rewrite',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('undo_rewrite', {
     summary: 'Undoes a tag update started by `start_rewrite`.',
-    input: { path: StringId },
+    input: { path: RewriteId },
     handler: (ctx, { path }) => rw.undoRewrite(ctx, path.id),
   }),
 ];
