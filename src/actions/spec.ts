@@ -6,7 +6,7 @@
  * actions beyond the spec (extensions) still use the full `defineAction` form.
  */
 import { readFileSync } from 'node:fs';
-import { Type, type ObjectOptions, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type SchemaOptions, type TLiteral, type TProperties, type TUnion, type TSchema } from '@sinclair/typebox';
 import type { ActionDef, ActionHandler, Effect, Encoding, HttpMethod, InputSchemas, Scope, Surface } from './types.js';
 
 /** One row of spec/actions.json, as the spec's generator wrote it. */
@@ -80,3 +80,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 /** A non-empty string path parameter, e.g. `{ id: PathString('ID of the passkey') }`. */
 export const PathString = (description?: string) => Type.String({ minLength: 1, ...(description ? { description } : {}) });
+
+/** One of the listed strings (the spec's "one of `a`, `b`"), typed as their union. */
+export const OneOf = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}) =>
+  Type.Union(values.map((v) => Type.Literal(v)), options) as unknown as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
