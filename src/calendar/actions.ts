@@ -1,47 +1,24 @@
 /**
- * Calendar area of the spec (document 3): CalDAV accounts, Calendars, Events, subscriptions,
- * feeds and preferences (36 actions, scope data unless noted). Declarations only; handlers
- * are attached when the area is built.
+ * Calendar area of the spec (document 3): Calendars, Events, views and preferences here;
+ * feeds, journal links and CalDAV accounts in their own files. Handlers are one-liners over
+ * the domain modules (events.ts, views.ts, preferences.ts); shapes in docs/calendar.md.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { defineAction } from '../actions/types.js';
+import { specAction } from '../actions/spec.js';
+import { openScope } from '../notes/access.js';
+import * as ev from './events.js';
+import * as views from './views.js';
+import { readPreferences, writePreferences } from './preferences.js';
 import { actions as feedActions } from './feed-actions.js';
 import { actions as journalLinkActions } from './journal-link-actions.js';
 import { actions as accountActions } from './account-actions.js';
-
-const AREA = 'Calendar';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = (description: string) =>
   Type.Object({ id: Type.String({ minLength: 1, description }) }, { additionalProperties: false });
 
-const AccountId = Id('ID of the CalDAV account');
 const CalendarId = Id('ID of the Calendar');
 const EventId = Id('Identity of the Event');
-const FeedId = Id('ID of the feed');
-const SubscriptionId = Id('ID of the subscription');
-
-const Instant = (description: string) => Type.String({ format: 'date-time', description });
-const LocalTime = (description: string) =>
-  Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: `${description} (local 24-hour HH:MM)` });
-
-/** The body of `calendar_create_feed`, which `calendar_update_feed` takes as well. */
-const FeedBody = Type.Object(
-  {
-    color: Type.Optional(Nullable(Type.String())),
-    detail: Type.Union([Type.Literal('full'), Type.Literal('busy_only')], {
-      description: 'Busy-only feeds reveal only availability',
-    }),
-    include_notes: Type.Optional(Type.Boolean()),
-    include_tasks: Type.Optional(Type.Boolean()),
-    name: Type.String(),
-    source: Type.Union([Type.Literal('journal'), Type.Literal('area'), Type.Literal('calendar')], {
-      description: 'Selects one owner-scoped collection',
-    }),
-    source_id: Type.Optional(Nullable(Type.String({ description: 'ID of the source collection' }))),
-  },
-  { additionalProperties: false },
-);
 
 const DateFormat = Type.Union([
   Type.Literal('system'),
@@ -76,100 +53,42 @@ const TimeStepMinutes = Type.Union(
 );
 
 export const actions = [
-  defineAction({
-    name: 'calendar_calendars',
-    method: 'GET',
-    route: '/api/v1/calendar/calendars',
-    tool: 'svc_api_calendar_calendars',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_calendars', {
     summary: "Lists the caller's Calendars.",
     input: {},
+    handler: async (ctx) => ev.listCalendars(await openScope(ctx)),
   }),
-  defineAction({
-    name: 'calendar_create_event',
-    method: 'POST',
-    route: '/api/v1/calendar/events',
-    tool: 'svc_api_calendar_create_event',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_create_event', {
     summary:
-      "Creates an Event from iCalendar text in a Calendar; without `calendar_id` it uses the User's synced default Calendar (for legacy Users without one, the first visible Calendar on an enabled account).",
+      "Creates an Event from iCalendar text in a Calendar; without `calendar_id` it uses the User's saved default Calendar, else the first visible one, else a new `Personal` Calendar.",
     input: {
       body: Type.Object(
         {
-          calendar_id: Type.Optional(
-            Nullable(
-              Type.String({
-                description:
-                  "Omitted: the User's synced default, or for legacy Users without a saved default the first visible Calendar on an enabled account",
-              }),
-            ),
-          ),
+          calendar_id: Type.Optional(Nullable(Type.String({ description: "Omitted: the User's saved default, else the first visible Calendar" }))),
           icalendar: Type.String({ description: 'The Event as iCalendar text' }),
         },
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => ev.createEvent(await openScope(ctx), body.calendar_id, body.icalendar),
   }),
-  defineAction({
-    name: 'calendar_delete_event',
-    method: 'DELETE',
-    route: '/api/v1/calendar/events/{id}',
-    tool: 'svc_api_calendar_delete_event',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Deletes an Event.',
+  specAction('calendar_delete_event', {
+    summary: 'Deletes an Event (its file).',
     input: { path: EventId },
+    handler: async (ctx, { path }) => ev.deleteEvent(await openScope(ctx), path.id),
   }),
-  defineAction({
-    name: 'calendar_event_detail',
-    method: 'GET',
-    route: '/api/v1/calendar/events/{id}',
-    tool: 'svc_api_calendar_event_detail',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Reads one Event in detail.',
+  specAction('calendar_event_detail', {
+    summary: 'Reads one Event in detail, with its iCalendar text.',
     input: { path: EventId },
+    handler: async (ctx, { path }) => ev.eventDetail(await openScope(ctx), path.id),
   }),
-  defineAction({
-    name: 'calendar_events',
-    method: 'GET',
-    route: '/api/v1/calendar/events',
-    tool: 'svc_api_calendar_events',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_events', {
     summary:
-      'Lists Events, optionally within a `from`/`to` window in time zone `tz`; `fresh` asks for freshly synced data. Request smaller from/to windows when the range is too large.',
+      'Lists Events, or with a `from`/`to` window their occurrences in time zone `tz`. Request smaller from/to windows when the range is too large.',
     input: {
       query: Type.Object(
         {
-          fresh: Type.Optional(Type.Boolean()),
+          fresh: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility: event files are always read as they are on disk' })),
           from: Type.Optional(Type.String({ description: 'Start of the window' })),
           to: Type.Optional(Type.String({ description: 'End of the window' })),
           tz: Type.Optional(Type.String({ description: 'Time zone of the window' })),
@@ -177,21 +96,11 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => views.listEvents(await openScope(ctx), query),
   }),
-  defineAction({
-    name: 'calendar_items',
-    method: 'GET',
-    route: '/api/v1/calendar/items',
-    tool: 'svc_api_calendar_items',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_items', {
     summary:
-      'Lists the Calendar items (log entries, Events and Tasks) between `from` and `to` in time zone `tz`, one page at a time. Pass `next_cursor` unchanged or reduce the window and `limit`.',
+      'Lists the Calendar items (Events, timed log entries and Tasks with a due date) between `from` and `to` in time zone `tz`, one page at a time. Pass `next_cursor` unchanged or reduce the window and `limit`.',
     input: {
       query: Type.Object(
         {
@@ -204,93 +113,47 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => views.listItems(await openScope(ctx), query),
   }),
-  defineAction({
-    name: 'calendar_move_event',
-    method: 'POST',
-    route: '/api/v1/calendar/events/{id}/move',
-    tool: 'svc_api_calendar_move_event',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Moves an Event to another Calendar.',
+  specAction('calendar_move_event', {
+    summary: 'Moves an Event to another Calendar (its file moves to that folder).',
     input: {
       path: EventId,
-      body: Type.Object(
-        { calendar_id: Type.String({ description: 'Target Calendar' }) },
-        { additionalProperties: false },
-      ),
+      body: Type.Object({ calendar_id: Type.String({ description: 'Target Calendar' }) }, { additionalProperties: false }),
     },
+    handler: async (ctx, { path, body }) => ev.moveEvent(await openScope(ctx), path.id, body.calendar_id),
   }),
-  defineAction({
-    name: 'calendar_preferences_get',
-    method: 'GET',
-    route: '/api/v1/calendar/preferences',
-    tool: 'svc_api_calendar_preferences_get',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: "Reads the caller's calendar preferences.",
+  specAction('calendar_preferences_get', {
+    summary: "Reads the caller's calendar preferences (every key, null where unset).",
     input: {},
+    handler: async (ctx) => readPreferences(await openScope(ctx)),
   }),
-  defineAction({
-    name: 'calendar_preferences_put',
-    method: 'PUT',
-    route: '/api/v1/calendar/preferences',
-    tool: 'svc_api_calendar_preferences_put',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_preferences_put', {
     summary:
-      "Saves the caller's calendar preferences: date and time formats, first day of week, hour height, snapping, grid step (5, 10, 15 or 30 minutes) and default Event Calendar. Every member is optional.",
+      "Saves the caller's calendar preferences: date and time formats, first day of week, hour height, snapping, grid step (5, 10, 15 or 30 minutes) and default Event Calendar. Every member is optional; null clears it.",
     input: {
       body: Type.Object(
         {
           date_format: Type.Optional(DateFormat),
-          default_event_calendar_id: Type.Optional(
-            Nullable(Type.String({ description: 'Null clears the saved choice; omission keeps it' })),
-          ),
+          default_event_calendar_id: Type.Optional(Nullable(Type.String({ description: 'Null clears the saved choice; omission keeps it' }))),
           first_day_of_week: Type.Optional(FirstDayOfWeek),
           hour_height: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 }))),
-          snap_to_items: Type.Optional(
-            Nullable(Type.Boolean({ description: 'Align pointer edits with nearby item edges' })),
-          ),
-          snap_to_now: Type.Optional(
-            Nullable(Type.Boolean({ description: 'Align pointer edits with the current-time line' })),
-          ),
+          snap_to_items: Type.Optional(Nullable(Type.Boolean({ description: 'Align pointer edits with nearby item edges' }))),
+          snap_to_now: Type.Optional(Nullable(Type.Boolean({ description: 'Align pointer edits with the current-time line' }))),
           time_format: Type.Optional(TimeFormat),
           time_step_minutes: Type.Optional(TimeStepMinutes),
         },
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { body }) => {
+      const scope = await openScope(ctx);
+      return writePreferences(scope, body, (id) => ev.findCalendar(scope, id, 'body.default_event_calendar_id'));
+    },
   }),
-  defineAction({
-    name: 'calendar_range',
-    method: 'GET',
-    route: '/api/v1/calendar/range',
-    tool: 'svc_api_calendar_range',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_range', {
     summary:
-      'Reads the Calendar between `from` and `to`, optionally in time zone `tz`. Request smaller from/to windows when the range is too large.',
+      'Reads what a calendar grid shows between `from` and `to` in time zone `tz`: the visible Calendars, their Event occurrences, timed log entries and due Tasks. Request smaller from/to windows when the range is too large.',
     input: {
       query: Type.Object(
         {
@@ -301,35 +164,15 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => views.range(await openScope(ctx), query),
   }),
-  defineAction({
-    name: 'calendar_tags',
-    method: 'GET',
-    route: '/api/v1/calendar/tags',
-    tool: 'svc_api_calendar_tags',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Lists the Event Tags.',
+  specAction('calendar_tags', {
+    summary: 'Lists the Event Tags (CATEGORIES) with the number of Events carrying each.',
     input: {},
+    handler: async (ctx) => views.tags(await openScope(ctx)),
   }),
-  defineAction({
-    name: 'calendar_update_calendar',
-    method: 'PATCH',
-    route: '/api/v1/calendar/calendars/{id}',
-    tool: 'svc_api_calendar_update_calendar',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Changes the color or visibility of a Calendar.',
+  specAction('calendar_update_calendar', {
+    summary: 'Changes the color or visibility of a Calendar; null resets a key to its default.',
     input: {
       path: CalendarId,
       body: Type.Object(
@@ -340,41 +183,18 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { path, body }) => ev.updateCalendar(await openScope(ctx), path.id, body),
   }),
-  defineAction({
-    name: 'calendar_update_event',
-    method: 'PUT',
-    route: '/api/v1/calendar/events/{id}',
-    tool: 'svc_api_calendar_update_event',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Replaces an Event with new iCalendar text.',
+  specAction('calendar_update_event', {
+    summary: 'Replaces an Event with new iCalendar text; unknown and X- properties the text leaves out are kept.',
     input: {
       path: EventId,
-      body: Type.Object(
-        { icalendar: Type.String({ description: 'The Event as iCalendar text' }) },
-        { additionalProperties: false },
-      ),
+      body: Type.Object({ icalendar: Type.String({ description: 'The Event as iCalendar text' }) }, { additionalProperties: false }),
     },
+    handler: async (ctx, { path, body }) => ev.updateEvent(await openScope(ctx), path.id, body.icalendar),
   }),
-  defineAction({
-    name: 'calendar_year',
-    method: 'GET',
-    route: '/api/v1/calendar/year',
-    tool: 'svc_api_calendar_year',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Shows the Calendar activity of one year, optionally in time zone `tz`.',
+  specAction('calendar_year', {
+    summary: 'Shows the Calendar activity of one year (per-day counts of Events, log entries and Tasks), optionally in time zone `tz`.',
     input: {
       query: Type.Object(
         {
@@ -384,6 +204,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: async (ctx, { query }) => views.year(await openScope(ctx), query),
   }),
   ...feedActions,
   ...journalLinkActions,

@@ -1,0 +1,284 @@
+/**
+ * The calendar's read views: events in a window, the grid of a window
+ * (`calendar_range`), the paged item list (events, timed log entries, due
+ * tasks), a year's activity and the event tags. Windows are read in the
+ * viewer's zone and bounded (docs/calendar.md, "Windows").
+ */
+import { errors } from '../core/errors.js';
+import { compareKeys, decodeCursor, encodeCursor } from '../core/cursor.js';
+import type { Scope } from '../notes/access.js';
+import type { TaskRecord } from '../tasks/tasks.js';
+import type { CalendarEntry, EventEntry } from './calendar-index.js';
+import { dueTasks, logItems, type LogItem } from './day-items.js';
+import { calendarRecord, defaultCalendarId, eventRecord, occurrenceRecord, openCalendars } from './events.js';
+import type { ParsedIcs } from './ics.js';
+import { instantOf, type Occurrence } from './recurrence.js';
+import { dateText, instantToWall, isIanaZone, rfc3339, wallToInstant } from './zones.js';
+
+const DAY = 86_400_000;
+
+/** Longest windows, in days (docs/calendar.md). */
+export const WINDOW_MAX_DAYS = { events: 366, range: 62, items: 366 } as const;
+export const ITEMS_PAGE_DEFAULT = 200;
+export const ITEMS_PAGE_MAX = 1000;
+
+export interface Window {
+  from: number;
+  to: number;
+  tz: string;
+  /** The local dates the window touches, in order. */
+  dates: string[];
+}
+
+export function checkTz(tz: string | undefined, field = 'query.tz'): string {
+  if (tz === undefined || tz === '') return 'UTC';
+  if (!isIanaZone(tz) && tz !== 'UTC') throw errors.badRequest(`${field} must be an IANA time zone such as Europe/Berlin (got ${JSON.stringify(tz)})`, { field, reason: 'unknown_time_zone' });
+  return tz;
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const LOCAL_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+const INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * A window bound: a date (`2026-11-01`: midnight in `tz`; as `to`, the end of
+ * that day), a local date-time without offset (in `tz`), or an RFC 3339 instant.
+ */
+function parseBound(s: string, tz: string, field: string, isEnd: boolean): number {
+  let m = DATE_RE.exec(s);
+  if (m) {
+    const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!);
+    if (dateText(wall) === s) return wallToInstant(tz, isEnd ? wall + DAY : wall);
+  }
+  m = LOCAL_RE.exec(s);
+  if (m) {
+    const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +(m[6] ?? 0));
+    if (dateText(wall) === s.slice(0, 10) && +m[4]! < 24 && +m[5]! < 60) return wallToInstant(tz, wall);
+  }
+  if (INSTANT_RE.test(s)) {
+    const ms = Date.parse(s);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  throw errors.badRequest(`${field} must be a date (2026-11-01), a local date-time (2026-11-01T09:00) or an RFC 3339 instant (got ${JSON.stringify(s)})`, { field, reason: 'bad_time' });
+}
+
+export function parseWindow(q: { from?: string; to?: string; tz?: string }, maxDays: number): Window {
+  const tz = checkTz(q.tz);
+  if (q.from === undefined || q.to === undefined) {
+    const missing = q.from === undefined ? 'query.from' : 'query.to';
+    throw errors.badRequest(`${missing} is required with ${missing === 'query.from' ? 'query.to' : 'query.from'}`, { field: missing });
+  }
+  const from = parseBound(q.from, tz, 'query.from', false);
+  const to = parseBound(q.to, tz, 'query.to', true);
+  if (to <= from) throw errors.badRequest('query.to must be after query.from', { field: 'query.to', reason: 'empty_window' });
+  // A day more for DST changes inside the window.
+  if (to - from > maxDays * DAY + 2 * 3_600_000) {
+    throw errors.badRequest(`The window is longer than ${maxDays} days: request smaller from/to windows`, { field: 'query.to', reason: 'window_too_large', max_days: String(maxDays) });
+  }
+  const dates: string[] = [];
+  for (let d = Math.floor(instantToWall(tz, from) / DAY) * DAY; d < instantToWall(tz, to); d += DAY) dates.push(dateText(d));
+  return { from, to, tz, dates };
+}
+
+type Readable = EventEntry & { ics: ParsedIcs };
+
+/** Occurrences of the events in `calendars` that overlap the window, sorted by start. */
+function occurrencesIn(calendars: CalendarEntry[], index: { eventByPath(p: string): EventEntry | undefined; expansionOf(e: Readable): { between(a: number, b: number, z: string): Occurrence[] }; eventByUid(u: string): EventEntry | undefined }, w: Window) {
+  const out: Array<{ e: Readable; o: Occurrence; start: number }> = [];
+  for (const c of calendars) {
+    for (const p of c.events) {
+      const e = index.eventByPath(p);
+      // A second file claiming a UID another file holds is not shown twice.
+      if (!e?.ics || index.eventByUid(e.ics.facts.uid) !== e) continue;
+      for (const o of index.expansionOf(e as Readable).between(w.from, w.to, w.tz)) {
+        out.push({ e: e as Readable, o, start: instantOf(o.start, o.floating, w.tz) });
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- calendar_events
+
+export async function listEvents(scope: Scope, q: { from?: string; to?: string; tz?: string }) {
+  const { index, calendars } = await openCalendars(scope);
+  if (q.from === undefined && q.to === undefined) {
+    const tz = q.tz === undefined ? null : checkTz(q.tz);
+    const events = calendars.flatMap((c) => [...c.events].map((p) => index.eventByPath(p)).filter((e): e is Readable => !!e?.ics && index.eventByUid(e.ics.facts.uid) === e));
+    events.sort((a, b) => (a.ics.facts.uid < b.ics.facts.uid ? -1 : 1));
+    return { from: null, to: null, tz, events: events.map(eventRecord) };
+  }
+  const w = parseWindow(q, WINDOW_MAX_DAYS.events);
+  const occ = occurrencesIn(calendars, index, w).sort((a, b) => a.start - b.start || (a.e.ics.facts.uid < b.e.ics.facts.uid ? -1 : 1));
+  return { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz, events: occ.map(({ e, o }) => occurrenceRecord(e, o, w.tz)) };
+}
+
+// ---------------------------------------------------------------- items (events, logs, tasks)
+
+const KIND_ORDER = { event: 0, log: 1, task: 2 } as const;
+
+interface Pending {
+  kind: keyof typeof KIND_ORDER;
+  start: number;
+  id: string;
+  /** Distinguishes occurrences of one series. */
+  n: number;
+  make: () => Record<string, unknown>;
+}
+
+function logRecord(l: LogItem, w: Window) {
+  const zone = l.zone ?? w.tz;
+  const at = (hhmm: string) => wallToInstant(zone, Date.parse(`${l.date}T${hhmm}:00Z`));
+  const start = at(l.entry.parts.start!);
+  let end = l.entry.parts.end ? at(l.entry.parts.end) : start;
+  if (end < start) end += DAY; // 23:00-01:00 runs past midnight
+  return { start, end, zone };
+}
+
+function taskRecordOf(t: TaskRecord) {
+  const next = dateText(Date.parse(`${t.due}T00:00:00Z`) + DAY);
+  return {
+    kind: 'task' as const,
+    id: t.task_id ?? `${t.path}#L${t.line}`,
+    title: t.text,
+    start: t.due!,
+    end: next,
+    all_day: true,
+    recurrence_id: null,
+    path: t.path,
+    status: t.status,
+    checked: t.checked,
+    note_id: t.note_id,
+    etag: t.etag,
+  };
+}
+
+async function collect(scope: Scope, w: Window): Promise<{ pending: Pending[]; calendars: CalendarEntry[] }> {
+  const { index, calendars } = await openCalendars(scope);
+  const shown = calendars.filter((c) => c.meta.visible);
+  const pending: Pending[] = [];
+  for (const { e, o, start } of occurrencesIn(shown, index, w)) {
+    pending.push({ kind: 'event', start, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, make: () => occurrenceRecord(e, o, w.tz) });
+  }
+  for (const l of await logItems(scope, w.dates)) {
+    const { start, end, zone } = logRecord(l, w);
+    if (!(start < w.to && (end > w.from || (end === start && start >= w.from)))) continue;
+    pending.push({
+      kind: 'log',
+      start,
+      id: l.entry.blockId,
+      n: 0,
+      make: () => ({
+        kind: 'log',
+        id: l.entry.blockId,
+        title: l.entry.parts.title ?? l.entry.parts.text,
+        start: rfc3339(start, w.tz),
+        end: rfc3339(end, w.tz),
+        all_day: false,
+        recurrence_id: null,
+        date: l.date,
+        timezone: zone,
+        tags: l.entry.tags,
+        path: l.path,
+      }),
+    });
+  }
+  if (w.dates.length > 0) {
+    for (const t of dueTasks(scope, w.dates[0]!, w.dates[w.dates.length - 1]!)) {
+      const start = wallToInstant(w.tz, Date.parse(`${t.due}T00:00:00Z`));
+      const rec = taskRecordOf(t);
+      pending.push({ kind: 'task', start, id: rec.id, n: 0, make: () => rec });
+    }
+  }
+  pending.sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
+  return { pending, calendars: shown };
+}
+
+const keyOf = (p: Pending): unknown[] => [p.start, KIND_ORDER[p.kind], p.id, p.n];
+
+export async function listItems(scope: Scope, q: { from: string; to: string; tz: string; cursor?: string; limit?: number }) {
+  const w = parseWindow(q, WINDOW_MAX_DAYS.items);
+  if (q.limit !== undefined && (q.limit < 1 || q.limit > ITEMS_PAGE_MAX)) {
+    throw errors.badRequest(`query.limit must be between 1 and ${ITEMS_PAGE_MAX}`, { field: 'query.limit' });
+  }
+  const limit = q.limit ?? ITEMS_PAGE_DEFAULT;
+  const after = decodeCursor(q.cursor);
+  const { pending } = await collect(scope, w);
+  let i = 0;
+  if (after) {
+    let lo = 0;
+    let hi = pending.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (compareKeys(keyOf(pending[m]!), after) <= 0) lo = m + 1;
+      else hi = m;
+    }
+    i = lo;
+  }
+  const page = pending.slice(i, i + limit);
+  const more = i + limit < pending.length;
+  return {
+    from: rfc3339(w.from, w.tz),
+    to: rfc3339(w.to, w.tz),
+    tz: w.tz,
+    items: page.map((p) => p.make()),
+    next_cursor: more ? encodeCursor(keyOf(page[page.length - 1]!)) : null,
+  };
+}
+
+// ---------------------------------------------------------------- calendar_range
+
+export async function range(scope: Scope, q: { from: string; to: string; tz?: string }) {
+  const w = parseWindow(q, WINDOW_MAX_DAYS.range);
+  const { pending, calendars } = await collect(scope, w);
+  const def = await defaultCalendarId(scope);
+  return {
+    from: rfc3339(w.from, w.tz),
+    to: rfc3339(w.to, w.tz),
+    tz: w.tz,
+    dates: w.dates,
+    calendars: calendars.map((c) => calendarRecord(c, def)),
+    items: pending.map((p) => p.make()),
+  };
+}
+
+// ---------------------------------------------------------------- calendar_year
+
+export async function year(scope: Scope, q: { year: number; tz?: string }) {
+  if (q.year < 1 || q.year > 9998) throw errors.badRequest('query.year must be between 1 and 9998', { field: 'query.year' });
+  const tz = checkTz(q.tz);
+  const y = String(q.year).padStart(4, '0');
+  const w = parseWindow({ from: `${y}-01-01`, to: `${y}-12-31`, tz }, 367);
+  const { pending } = await collect(scope, w);
+  const days = new Map<string, { date: string; events: number; logs: number; tasks: number }>();
+  for (const p of pending) {
+    const date = p.kind === 'task' ? (p.make().start as string) : dateText(instantToWall(tz, Math.max(p.start, w.from)));
+    let d = days.get(date);
+    if (!d) days.set(date, (d = { date, events: 0, logs: 0, tasks: 0 }));
+    if (p.kind === 'event') d.events++;
+    else if (p.kind === 'log') d.logs++;
+    else d.tasks++;
+  }
+  const list = [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
+  return {
+    year: q.year,
+    tz,
+    totals: { events: list.reduce((n, d) => n + d.events, 0), logs: list.reduce((n, d) => n + d.logs, 0), tasks: list.reduce((n, d) => n + d.tasks, 0) },
+    days: list,
+  };
+}
+
+// ---------------------------------------------------------------- calendar_tags
+
+export async function tags(scope: Scope) {
+  const { index, calendars } = await openCalendars(scope);
+  const counts = new Map<string, number>();
+  for (const c of calendars) {
+    for (const p of c.events) {
+      const e = index.eventByPath(p);
+      if (!e?.ics || index.eventByUid(e.ics.facts.uid) !== e) continue;
+      for (const t of e.ics.facts.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+  }
+  return { tags: [...counts].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([tag, count]) => ({ tag, count })) };
+}
