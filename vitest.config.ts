@@ -13,6 +13,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     setupFiles: ['test/setup/yield-between-tests.ts'],
+    globalSetup: ['test/setup/build-dist.mjs'],
     env: {
       XDG_CACHE_HOME: path.join(userDirs, 'cache'),
       XDG_STATE_HOME: path.join(userDirs, 'state'),

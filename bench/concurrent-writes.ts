@@ -4,14 +4,14 @@
  * titles, and 200 at once with one title (each numbered " 2", " 3"...).
  * Every create is a write under the Home's writer lock (docs/vault-disk.md,
  * "The writer lock"), so this measures how much of a write the lock serialises.
- * Usage: node bin/run-ts.js bench/concurrent-writes.ts [--n 200] [--rounds 3] [--single 50] [--data <dir>] [--prof <dir>]
+ * Usage: npm run build -- --bench && node dist-bench/bench/concurrent-writes.js [--n 200] [--rounds 3] [--single 50] [--data <dir>] [--prof <dir>]
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { BENCH_DIR, parseArgs, RUN_TS, summarize } from './lib.js';
+import { benchScript, parseArgs, summarize } from './lib.js';
 
 const args = parseArgs(process.argv.slice(2));
 const n = Number(args.n ?? 200);
@@ -21,7 +21,7 @@ const dataDir = typeof args.data === 'string' ? path.resolve(args.data) : fs.mkd
 
 // --prof <dir>: a CPU profile of the server, to see where its time goes.
 const profArgs = typeof args.prof === 'string' ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.prof)}`] : [];
-const child = spawn(process.execPath, [...profArgs, RUN_TS, path.join(BENCH_DIR, 'request-limits-server.ts'), '--data', dataDir], {
+const child = spawn(process.execPath, [...profArgs, ...benchScript('request-limits-server.ts'), '--data', dataDir], {
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 const first = await new Promise<string>((resolve, reject) => {

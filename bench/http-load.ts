@@ -9,7 +9,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import autocannon, { type Result } from 'autocannon';
 import { prng } from '../test/helpers/generate-vault.js';
-import { BENCH_DIR, REPO_DIR, RUN_TS, round, sleep, summarize } from './lib.js';
+import { benchScript, REPO_DIR, round, sleep, summarize } from './lib.js';
 
 export interface ServerInfo {
   url: string;
@@ -58,7 +58,7 @@ export function startServerChild(opts: {
 }): Promise<ServerChild> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [...(opts.nodeArgs ?? []), RUN_TS, path.join(BENCH_DIR, 'child-server.ts'), '--data', opts.dataDir, '--user', opts.user, '--count', String(opts.count), '--targets', opts.targetsFile],
+    [...(opts.nodeArgs ?? []), ...benchScript('child-server.ts'), '--data', opts.dataDir, '--user', opts.user, '--count', String(opts.count), '--targets', opts.targetsFile],
     { cwd: REPO_DIR, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const log: string[] = [];
@@ -365,7 +365,7 @@ export function pathsDrawn(pick: (r: () => number) => string, seeds: number[], n
 
 /** Starts bench/child-replay.ts answering each path of `bodiesFile` with its recorded bytes. */
 export function startReplayChild(bodiesFile: string): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, [RUN_TS, path.join(BENCH_DIR, 'child-replay.ts'), '--bodies', bodiesFile], {
+  const child = spawn(process.execPath, [...benchScript('child-replay.ts'), '--bodies', bodiesFile], {
     cwd: REPO_DIR,
     stdio: ['pipe', 'pipe', 'inherit'],
   });

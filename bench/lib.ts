@@ -3,9 +3,20 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
-export const REPO_DIR = path.resolve(BENCH_DIR, '..');
-export const RUN_TS = path.join(REPO_DIR, 'bin', 'run-ts.js');
+/** Where the running bench scripts are: dist-bench/bench/ when built (`npm run bench`), bench/ when run from source. */
+const SCRIPTS_DIR = path.dirname(fileURLToPath(import.meta.url));
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+export const REPO_DIR = path.resolve(SCRIPTS_DIR, FROM_SOURCE ? '..' : '../..');
+/** bench/ itself: generated vaults and results files. */
+export const BENCH_DIR = path.join(REPO_DIR, 'bench');
+
+/**
+ * Node's arguments running the bench script `script` (named by its .ts
+ * source) in a child process: its built file, or from source through tsx.
+ */
+export function benchScript(script: string): string[] {
+  return FROM_SOURCE ? ['--import', 'tsx', path.join(SCRIPTS_DIR, script)] : [path.join(SCRIPTS_DIR, script.replace(/\.ts$/, '.js'))];
+}
 
 /** `--name value` / `--name=value` / `--flag` parsing. */
 export function parseArgs(argv: string[]): Record<string, string | true> {
@@ -50,12 +61,12 @@ export function emit(obj: unknown): void {
 }
 
 /**
- * Runs `node [nodeArgs] bin/run-ts.js <script> [args]` in a fresh process and
+ * Runs `node [nodeArgs] <script> [args]` in a fresh process and
  * returns the object it emitted.
  */
 export function runChild<T>(script: string, args: string[], nodeArgs: string[] = [], timeoutMs = 0): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, RUN_TS, path.join(BENCH_DIR, script), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, ...benchScript(script), ...args], {
       cwd: REPO_DIR,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

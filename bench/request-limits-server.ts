@@ -1,7 +1,7 @@
 /**
  * A Quire server for bench/request-limits.ts, in its own process: creates an owner, starts on a
  * loopback port, prints `{ url, token, pid }` as one JSON line, and stops on stdin `close`.
- * Usage: node bin/run-ts.js bench/request-limits-server.ts --data <dir> [env QUIRE_* settings]
+ * Usage: node dist-bench/bench/request-limits-server.js --data <dir> [env QUIRE_* settings]
  */
 import path from 'node:path';
 import readline from 'node:readline';

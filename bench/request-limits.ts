@@ -3,7 +3,7 @@
  * bodies, how long half-sent requests are held open, and the latency of 200 concurrent distinct
  * note creations. Starts bench/request-limits-server.ts from a source tree (default this one;
  * `--root <dir>` measures another checkout, e.g. the commit before a change) in its own process.
- * Usage: node bin/run-ts.js bench/request-limits.ts [--root <dir>] [--half-sent-wait <s>]
+ * Usage: npm run build -- --bench && node dist-bench/bench/request-limits.js [--root <dir>] [--half-sent-wait <s>]
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { benchScript } from './lib.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(name);
@@ -23,7 +24,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-limits-'));
 
 const child = spawn(
   process.execPath,
-  ['--max-semi-space-size=32', '--no-allocation-site-pretenuring', 'bin/run-ts.js', 'bench/request-limits-server.ts', '--data', dataDir],
+  ['--max-semi-space-size=32', '--no-allocation-site-pretenuring', ...benchScript('request-limits-server.ts'), '--data', dataDir],
   { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] },
 );
 const first = await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve));

@@ -4,7 +4,7 @@
  * `.base` with expensive formulas, a sort and summaries; the server runs in this process
  * so `monitorEventLoopDelay` sees its loop. Also the latency of `GET /api/v1/system/info`
  * sent meanwhile, and of a task list page over the same Home.
- * Usage: node bin/run-ts.js bench/rows-stall.ts [--notes 10000]
+ * Usage: npm run build -- --bench && node dist-bench/bench/rows-stall.js [--notes 10000]
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,8 +1,12 @@
 #!/usr/bin/env -S node --max-semi-space-size=32 --no-allocation-site-pretenuring
-// The `quire` command: runs the TypeScript sources from a bundle kept in
-// node_modules/.cache/quire (rebuilt when a source changes), or through tsx
-// (src/core/bundle.mjs), so no build step is needed.
-import { fileURLToPath } from 'node:url';
-import { runTypeScript } from '../src/core/bundle.mjs';
+// The `quire` command: the built JavaScript in dist/ (`npm run build`, which
+// `npm install` runs). The first line's Node.js flags size the server's
+// young generation (docs/performance.md, "Node.js flags").
+import fs from 'node:fs';
 
-await runTypeScript(fileURLToPath(new URL('../src/surfaces/cli/main.ts', import.meta.url)));
+const main = new URL('../dist/surfaces/cli/main.js', import.meta.url);
+if (!fs.existsSync(main)) {
+  process.stderr.write('quire: dist/ is missing; run `npm run build` (or `npm install`) in the Quire folder first\n');
+  process.exit(2);
+}
+await import(main.href);

@@ -5,7 +5,7 @@
  * POINTS_MAX points, so a scene at ELEMENTS_MAX could hold the main thread
  * for minutes. See docs/canvas.md, "Limits".
  */
-import { startTsWorker } from '../core/ts-worker.js';
+import { startWorker } from '../core/worker.js';
 import { Turns } from '../core/turns.js';
 import { AppError, type ErrorDetails } from '../core/errors.js';
 
@@ -28,7 +28,7 @@ const turns = new Turns(EXPORT_CONCURRENCY, EXPORT_QUEUE_MAX, (running, waiting)
 export async function renderNoteOffThread(noteText: string, format: 'png' | 'svg', timeoutMs = EXPORT_TIMEOUT_MS): Promise<Buffer> {
   const done = await turns.take();
   try {
-    const worker = startTsWorker(new URL('./export-worker.ts', import.meta.url), { text: noteText, format }, 'quire-canvas-export');
+    const worker = startWorker(new URL('./export-worker.js', import.meta.url), { text: noteText, format }, 'quire-canvas-export');
     return await new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         void worker.terminate();

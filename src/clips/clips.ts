@@ -7,7 +7,7 @@
  * highlights and the selected text become blockquotes.
  */
 import { randomUUID } from 'node:crypto';
-import { startTsWorker } from '../core/ts-worker.js';
+import { startWorker } from '../core/worker.js';
 import { Turns } from '../core/turns.js';
 import { AppError, errors } from '../core/errors.js';
 import { editFrontmatter } from '../notes/frontmatter.js';
@@ -90,7 +90,7 @@ export async function extractOffThread(html: string, pageUrl: URL, timeoutMs = E
   }
   const done = await turns.take();
   try {
-    const worker = startTsWorker(new URL('./extract-worker.ts', import.meta.url), { html: page, url: pageUrl.href }, 'quire-clip');
+    const worker = startWorker(new URL('./extract-worker.js', import.meta.url), { html: page, url: pageUrl.href }, 'quire-clip');
     return await new Promise<Article>((resolve, reject) => {
       const timer = setTimeout(() => {
         void worker.terminate();

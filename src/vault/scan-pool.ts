@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '../core/ts-worker.js';
+import { startWorker } from '../core/worker.js';
 import type { PartialIndex } from '../index/fulltext/full-text.js';
 import { decodeFacts } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
@@ -100,7 +100,7 @@ export class ScanPool {
   /** Starts `threads` workers. */
   constructor(threads: number) {
     for (let k = 0; k < threads; k++) {
-      const w = startTsWorker(new URL('./scan-worker.ts', import.meta.url), null, `quire-scan-${k}`);
+      const w = startWorker(new URL('./scan-worker.js', import.meta.url), null, `quire-scan-${k}`);
       w.on('error', (e) => (this.failed ??= e));
       this.workers.push(w);
     }

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// `npm run build`: src/**/*.ts → dist/**/*.js, one file for one file.
+//
+// esbuild transpiles each file on its own (no bundling, no type checking:
+// `tsc --noEmit` checks types); a build takes about a second where tsc's
+// emit takes ten. dist/ keeps src/'s layout, so a module finds what sits
+// beside it, or above it, by its own URL as it does in src/ (a worker's
+// built file, spec/actions.json two levels up, package.json, the demo vault).
+// Other files in src/ (auth.browser.js) are copied as they are.
+//
+//   node scripts/build.mjs            build dist/
+//   node scripts/build.mjs --bench    also bench/ and test/ → dist-bench/ (see buildBench)
+//   node scripts/build.mjs --if-stale build only when a file in src/ is newer than the last build
+//
+// The new tree is written beside dist/ and renamed into place, so a process
+// running from dist/ meanwhile (a test's `quire` child) never reads a
+// half-written file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = path.join(ROOT, 'src');
+export const DIST = path.join(ROOT, 'dist');
+const DIST_BENCH = path.join(ROOT, 'dist-bench');
+/** Written last: its mtime is when dist/ was built. */
+const STAMP = '.built';
+
+function walk(dir, skip, out = []) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (skip.has(p)) continue;
+    if (e.isDirectory()) walk(p, skip, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+/** Newest mtime under `dir`, folders included (a deleted file changes its folder's). */
+function newest(dir) {
+  let max = fs.statSync(dir).mtimeMs;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    max = Math.max(max, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+  }
+  return max;
+}
+
+/** Whether dist/ is missing or older than a file of src/ or this script. */
+export function isStale() {
+  const stamp = fs.statSync(path.join(DIST, STAMP), { throwIfNoEntry: false });
+  if (stamp === undefined) return true;
+  return Math.max(newest(SRC), fs.statSync(fileURLToPath(import.meta.url)).mtimeMs) > stamp.mtimeMs;
+}
+
+const OPTIONS = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
+
+/**
+ * Transpile every .ts file of `from` into `to` (same layout), and with
+ * `copyOthers` copy its other files; `rewrite` edits each output's text;
+ * `skip`: paths not to look into.
+ */
+async function transpileTree(from, to, { rewrite = (text) => text, copyOthers = false, skip = [] } = {}) {
+  const { build } = await import('esbuild');
+  const files = walk(from, new Set(skip));
+  const ts = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  const result = await build({ ...OPTIONS, entryPoints: ts, outdir: to, outbase: from, write: false });
+  for (const out of result.outputFiles) {
+    fs.mkdirSync(path.dirname(out.path), { recursive: true });
+    fs.writeFileSync(out.path, out.path.endsWith('.js') ? rewrite(out.text) : out.contents);
+  }
+  for (const f of copyOthers ? files : []) {
+    if (f.endsWith('.ts')) continue;
+    const dest = path.join(to, path.relative(from, f));
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    fs.copyFileSync(f, dest);
+  }
+}
+
+/** Build `dir` from `build(tmp)` into a sibling folder, then swap it in. */
+async function swapIn(dir, buildInto) {
+  const tmp = `${dir}.tmp-${process.pid}`;
+  const old = `${dir}.old-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  try {
+    await buildInto(tmp);
+    // Two builds at once (two test runs starting): each swaps in a whole tree, and one that finds
+    // the other's already in place leaves it there.
+    try {
+      fs.renameSync(dir, old);
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e;
+    }
+    try {
+      fs.renameSync(tmp, dir);
+    } catch (e) {
+      if (e.code !== 'ENOTEMPTY' && e.code !== 'EEXIST') throw e;
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+}
+
+export async function buildDist() {
+  await swapIn(DIST, async (tmp) => {
+    await transpileTree(SRC, tmp, { copyOthers: true });
+    fs.writeFileSync(path.join(tmp, STAMP), `${new Date().toISOString()}\n`);
+  });
+}
+
+/**
+ * The benchmark scripts run compiled too (their figures are the built
+ * server's, with no TypeScript loader in the process): bench/ and test/
+ * (whose vault generator and reference extractor the bench uses) →
+ * dist-bench/bench/ and dist-bench/test/, their imports of `…/src/x.js`
+ * pointed at `…/dist/x.js`, one folder further up.
+ */
+export async function buildBench() {
+  const toDist = (text) => text.replace(/(["'])((?:\.\.\/)+)src\//g, '$1../$2dist/');
+  await swapIn(DIST_BENCH, async (tmp) => {
+    for (const tree of ['bench', 'test']) {
+      // bench/vaults/ holds the generated vaults (git-ignored), not code.
+      await transpileTree(path.join(ROOT, tree), path.join(tmp, tree), { rewrite: toDist, skip: [path.join(ROOT, 'bench', 'vaults')] });
+    }
+  });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const started = performance.now();
+  if (!args.includes('--if-stale') || isStale()) {
+    await buildDist();
+    if (!args.includes('--quiet')) console.error(`built dist/ in ${Math.round(performance.now() - started)} ms`);
+  }
+  if (args.includes('--bench')) await buildBench();
+}
