@@ -5,6 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { specAction } from '../actions/spec.js';
+import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
 import * as ev from './events.js';
 import * as views from './views.js';
@@ -70,7 +71,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { body }) => ev.createEvent(await openScope(ctx), body.calendar_id, body.icalendar),
+    handler: async (ctx, { body }) => reply(await ev.createEvent(await openScope(ctx), body.calendar_id, body.icalendar), { status: 201 }),
   }),
   specAction('calendar_delete_event', {
     summary: 'Deletes an Event (its file).',

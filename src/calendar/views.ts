@@ -128,7 +128,7 @@ interface Pending {
 
 function logRecord(l: LogItem, w: Window) {
   const zone = l.zone ?? w.tz;
-  const at = (hhmm: string) => wallToInstant(zone, Date.parse(`${l.date}T${hhmm}:00Z`));
+  const at = (clock: string) => wallToInstant(zone, Date.parse(`${l.date}T${clock.length === 5 ? clock + ':00' : clock}Z`));
   const start = at(l.entry.parts.start!);
   let end = l.entry.parts.end ? at(l.entry.parts.end) : start;
   if (end < start) end += DAY; // 23:00-01:00 runs past midnight
