@@ -159,3 +159,58 @@ export class TagIndex {
     return (n.sortedDirect ??= [...n.direct].sort());
   }
 }
+
+/**
+ * A TagIndex whose additions wait in a queue: adding a Home's 100k+ tag uses
+ * costs a few hundred milliseconds, which would delay `ready`. The queue is
+ * emptied by `flush` (the HomeIndex's deferred work, deferred-work.ts) and
+ * before any query.
+ */
+export class DeferredTagIndex {
+  private readonly index = new TagIndex();
+  /** Notes whose tags are not in `index` yet, with those tags. */
+  private readonly queued = new Map<string, readonly string[]>();
+
+  /** Queue a note's tags (its previous ones removed first). */
+  add(path: string, tags: readonly string[]): void {
+    this.queued.set(path, tags);
+  }
+
+  /** Undo `add(path, tags)` with the same tags, whether or not they left the queue yet. */
+  remove(path: string, tags: readonly string[]): void {
+    if (!this.queued.delete(path)) this.index.remove(path, tags);
+  }
+
+  /** Notes with tags still queued. */
+  get pending(): number {
+    return this.queued.size;
+  }
+
+  /** Add queued notes' tags for up to `budgetMs` (default: all); true when none are left. */
+  flush(budgetMs = Infinity): boolean {
+    if (this.queued.size === 0) return true;
+    const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    let n = 0;
+    for (const [path, tags] of this.queued) {
+      this.queued.delete(path);
+      this.index.add(path, tags);
+      if ((++n & 255) === 0 && performance.now() > deadline) return false;
+    }
+    return true;
+  }
+
+  list(): TagCount[] {
+    this.flush();
+    return this.index.list();
+  }
+
+  paths(tag: string, nested: boolean): ReadonlySet<string> | undefined {
+    this.flush();
+    return this.index.paths(tag, nested);
+  }
+
+  sortedPaths(tag: string, nested: boolean): readonly string[] | undefined {
+    this.flush();
+    return this.index.sortedPaths(tag, nested);
+  }
+}

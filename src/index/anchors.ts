@@ -1,0 +1,63 @@
+/**
+ * Block ids (`^id`) across a Home: which notes define a block anchor, and
+ * which carry a task with that id. Block ids are unique per note, not per
+ * Home, so each id maps to paths in path order.
+ */
+import type { BlockAnchor } from '../markdown/facts.js';
+import { addToSortedMap, allOf, byPath, firstOf, removeFromSortedMap, type PathSet } from './links.js';
+import { taskEntry, type NoteRec } from './records.js';
+import type { IndexedFacts, TaskEntry } from './types.js';
+
+export class AnchorIndex {
+  /** Block id → paths of notes with that anchor, in path order. */
+  private readonly blockIdx = new Map<string, PathSet>();
+  /** Block id → paths of notes with a task carrying that id, in path order. */
+  private readonly taskBlockIdx = new Map<string, PathSet>();
+
+  constructor(private readonly notesByPath: ReadonlyMap<string, NoteRec>) {}
+
+  add(path: string, facts: IndexedFacts): void {
+    for (const b of facts.blocks) addToSortedMap(this.blockIdx, b.id, path, byPath);
+    for (const t of facts.tasks) if (t.blockId !== null) addToSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
+  }
+
+  /** Undo `add(path, facts)` with the same facts. */
+  remove(path: string, facts: IndexedFacts): void {
+    for (const b of facts.blocks) removeFromSortedMap(this.blockIdx, b.id, path, byPath);
+    for (const t of facts.tasks) if (t.blockId !== null) removeFromSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
+  }
+
+  /** Tasks with this block id, by path then line. */
+  tasksByBlockId(blockId: string): TaskEntry[] {
+    const out: TaskEntry[] = [];
+    for (const p of allOf(this.taskBlockIdx.get(blockId))) {
+      const rec = this.notesByPath.get(p)!;
+      const tasks = rec.entry.facts.tasks;
+      for (let i = 0; i < tasks.length; i++) if (tasks[i]!.blockId === blockId) out.push(taskEntry(rec, i));
+    }
+    return out;
+  }
+
+  /** The first task with this block id by path order (then line). */
+  taskByBlockId(blockId: string): TaskEntry | undefined {
+    const p = firstOf(this.taskBlockIdx.get(blockId));
+    if (p === undefined) return undefined;
+    const rec = this.notesByPath.get(p)!;
+    const i = rec.entry.facts.tasks.findIndex((t) => t.blockId === blockId);
+    return i < 0 ? undefined : taskEntry(rec, i);
+  }
+
+  /** Where a block id is defined, by path then line. */
+  blockOwner(blockId: string): Array<{ path: string; line: number }> {
+    const out: Array<{ path: string; line: number }> = [];
+    for (const p of allOf(this.blockIdx.get(blockId))) {
+      for (const b of this.notesByPath.get(p)!.entry.facts.blocks) if (b.id === blockId) out.push({ path: p, line: b.line });
+    }
+    return out;
+  }
+
+  /** Block anchors of a note in document order (a copy). */
+  blocks(path: string): BlockAnchor[] {
+    return this.notesByPath.get(path)?.entry.facts.blocks.slice() ?? [];
+  }
+}

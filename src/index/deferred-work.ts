@@ -1,0 +1,105 @@
+/**
+ * When the HomeIndex's deferred work runs (the modes: `IndexingMode` in
+ * types.ts). The work itself (link resolution, the tag queue, the full
+ * text's merge) belongs to the index; this scheduler only knows how to run a
+ * slice of it, the last piece, and whether any is left.
+ *
+ * Background scheduling (mode `background`): deferred work runs only once
+ * the index has not been written to for `idleMs`, so a bulk load (a vault
+ * scan) is not slowed down by it and resolves each link once at the end;
+ * then it runs in slices of `sliceMs`, with the event loop free in between,
+ * and the last piece in one go.
+ */
+import type { IndexingMode } from './types.js';
+
+export interface DeferredSteps {
+  /** Run sliced work for up to `budgetMs` (Infinity: all of it); true when none is left. */
+  runSlice(budgetMs: number): boolean;
+  /** The work done in one piece once the sliced work is done. */
+  runLast(): void;
+  /** Whether any work, sliced or last, is left. */
+  hasWork(): boolean;
+}
+
+export class DeferredWork {
+  private held = false;
+  /** When the index was last written to, for idle detection. */
+  private lastWrite = 0;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  /** Callers of `whenIdle`, resolved when the deferred work is done. */
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly steps: DeferredSteps,
+    private readonly mode: IndexingMode,
+    private readonly sliceMs: number,
+    private readonly idleMs: number,
+  ) {}
+
+  /** After every write to the index: run the sliced work now (`sync`) or let the background scheduler know. */
+  written(): void {
+    this.lastWrite = performance.now();
+    if (this.mode === 'sync') this.steps.runSlice(Infinity);
+    else this.schedule();
+  }
+
+  /** Finish all deferred work now. */
+  finish(): void {
+    this.steps.runSlice(Infinity);
+    this.steps.runLast();
+    this.wakeIdleWaiters();
+  }
+
+  /**
+   * Background work waits until `release` (it still runs when a read needs
+   * it). The Vault holds it while it opens a Home: the scan's last moments
+   * (workers finishing, the full text merging) leave the index quiet long
+   * enough for it to start, and it then slowed the scan down instead of
+   * running once the Home is ready.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+    this.schedule();
+  }
+
+  /** Resolves once no deferred work is left (at once when there is none). */
+  whenIdle(): Promise<void> {
+    if (!this.steps.hasWork()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private wakeIdleWaiters(): void {
+    if (this.idleWaiters.length === 0 || this.steps.hasWork()) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private schedule(): void {
+    if (this.mode !== 'background' || this.timer !== null || this.held) return;
+    if (!this.steps.hasWork()) return this.wakeIdleWaiters();
+    this.timer = setTimeout(() => this.tick(), this.idleMs);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    this.timer = null;
+    if (this.held) return;
+    const quiet = performance.now() - this.lastWrite;
+    if (quiet < this.idleMs) {
+      this.timer = setTimeout(() => this.tick(), Math.max(1, this.idleMs - quiet));
+      this.timer.unref();
+      return;
+    }
+    if (!this.steps.runSlice(this.sliceMs)) {
+      this.timer = setImmediate(() => this.tick());
+      this.timer.unref();
+      return;
+    }
+    // Last, and in one piece (a merge does not pause): what a query has not done yet.
+    this.steps.runLast();
+    this.wakeIdleWaiters();
+  }
+}

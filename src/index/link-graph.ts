@@ -1,0 +1,441 @@
+/**
+ * The link graph of a Home: which note or file each link resolves to, and
+ * the backlinks of every target, kept up to date as notes and files come and
+ * go. Resolution is deferred: a note's links are queued when it arrives and
+ * resolved at the next `flush` (deferred-work.ts decides when), together, so
+ * a bulk load resolves each link once. Links are registered by the keys
+ * their target can match (name key, alias key: links.ts), so a new or
+ * removed name or alias re-resolves only the links that carry it.
+ *
+ * The note and file records (records.ts) belong to the HomeIndex; the graph
+ * reads its maps and owns the records' link fields (`resolved`,
+ * `unresolvedCount`, `attached`, `sources`, `built`).
+ */
+import {
+  addToSortedMap,
+  byLengthThenPath,
+  byPath,
+  dependsOnSource,
+  keysOfTarget,
+  nameKeyOfPath,
+  removeFromSortedMap,
+  resolveTarget,
+  type PathLookup,
+  type PathSet,
+} from './links.js';
+import type { LinkTable } from './link-table.js';
+import { addRef, dropRefs, forEachRef, type Refs as LinkRefs } from './link-refs.js';
+import type { FileRec, NoteRec, TargetRec } from './records.js';
+import type { Backlink, BacklinkOccurrence, ResolvedLink, UnresolvedLink } from './types.js';
+
+/** The links carrying one key, by source note (link-refs.ts). */
+type Refs = LinkRefs<NoteRec>;
+
+/** Targets with at least this many linking notes keep their built Backlinks (see `backlinks`). */
+const BACKLINKS_CACHED_FROM = 64;
+
+export class LinkGraph {
+  /** Name key → note and file paths, shortest first. */
+  private readonly byName = new Map<string, PathSet>();
+  /** Lowercased alias → note paths, shortest first. */
+  private readonly byAlias = new Map<string, PathSet>();
+  /** Name key or alias key → the links carrying it, as (note, link index) pairs. */
+  private readonly linksByKey = new Map<string, Refs>();
+  private readonly unresolvedSources = new Set<string>();
+  /** Notes whose links are not resolved yet. */
+  private readonly pendingNotes = new Set<NoteRec>();
+  /** Keys whose (resolved) links must be resolved again. */
+  private readonly pendingKeys = new Set<string>();
+
+  private readonly lookup: PathLookup;
+
+  constructor(
+    private readonly notesByPath: ReadonlyMap<string, NoteRec>,
+    private readonly filesByPath: ReadonlyMap<string, FileRec>,
+  ) {
+    this.lookup = {
+      has: (p) => notesByPath.has(p) || filesByPath.has(p),
+      isNote: (p) => notesByPath.has(p),
+      byName: (k) => this.byName.get(k),
+      byAlias: (k) => this.byAlias.get(k),
+    };
+  }
+
+  // ---------------------------------------------------------------- changes
+
+  /** A file is now in the file map: links naming it may resolve to it. */
+  fileAdded(path: string): void {
+    const key = nameKeyOfPath(path);
+    addToSortedMap(this.byName, key, path, byLengthThenPath);
+    this.touchKey(key);
+  }
+
+  /** A file is going away: links to it fall back to the next candidate or become unresolved. */
+  fileRemoved(rec: FileRec, path: string): void {
+    this.orphanIncoming(rec, path);
+    const key = nameKeyOfPath(path);
+    removeFromSortedMap(this.byName, key, path, byLengthThenPath);
+    this.touchKey(key);
+  }
+
+  /**
+   * A note is in the note map with new facts (`isNew`: its path was not a
+   * note before; `oldAliases`: the alias keys of its previous facts, already
+   * unregistered by `detachNote`). Its links are queued; other notes' links
+   * that may now resolve differently are too: those naming this path (when
+   * it is new) and those naming an alias it gained or lost.
+   */
+  noteAdded(rec: NoteRec, isNew: boolean, oldAliases: readonly string[]): void {
+    const path = rec.entry.path;
+    const aliasKeys = rec.aliasKeys;
+    const key = nameKeyOfPath(path);
+    if (isNew) addToSortedMap(this.byName, key, path, byLengthThenPath);
+    for (const a of aliasKeys) addToSortedMap(this.byAlias, a, path, byLengthThenPath);
+    rec.attached = false;
+    this.pendingNotes.add(rec);
+    if (isNew) this.touchKey(key);
+    for (const a of aliasKeys) if (!oldAliases.includes(a)) this.touchKey(a);
+    for (const a of oldAliases) if (!aliasKeys.includes(a)) this.touchKey(a);
+  }
+
+  /** Unregister what `noteAdded` registered for the note's current facts, except its name (the path stays). */
+  detachNote(rec: NoteRec): void {
+    this.detachLinks(rec);
+    for (const a of rec.aliasKeys) removeFromSortedMap(this.byAlias, a, rec.entry.path, byLengthThenPath);
+  }
+
+  /** A note (detached already) is going away: links to it fall back or become unresolved. */
+  noteRemoved(rec: NoteRec, path: string): void {
+    this.orphanIncoming(rec, path);
+    const key = nameKeyOfPath(path);
+    removeFromSortedMap(this.byName, key, path, byLengthThenPath);
+    this.touchKey(key);
+    for (const a of rec.aliasKeys) this.touchKey(a);
+  }
+
+  // ---------------------------------------------------------------- flushing
+
+  /** Links queued or to re-resolve. */
+  get pending(): { notes: number; keys: number } {
+    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size };
+  }
+
+  hasPending(): boolean {
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0;
+  }
+
+  /**
+   * Resolve pending links for up to `budgetMs` (default: all); true when none
+   * are left. Each queued note's links are resolved once, however many notes
+   * arrived meanwhile, so a bulk load resolves every link exactly once.
+   */
+  flush(budgetMs = Infinity): boolean {
+    if (this.pendingKeys.size === 0 && this.pendingNotes.size === 0) return true;
+    const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    const cache = new Map<string, string | null>();
+    let n = 0;
+    for (const key of this.pendingKeys) {
+      this.pendingKeys.delete(key);
+      this.reresolve(key, cache);
+      if ((++n & 63) === 0 && performance.now() > deadline) return false;
+    }
+    for (const rec of this.pendingNotes) {
+      this.pendingNotes.delete(rec);
+      this.attachLinks(rec, cache);
+      if ((++n & 63) === 0 && performance.now() > deadline) return false;
+    }
+    return true;
+  }
+
+  // ----------------------------------------------------------------- queries
+
+  /** Resolve a link target written in `fromPath` (which need not be indexed) against the current Home. */
+  resolve(fromPath: string, link: { target: string; kind: 'wikilink' | 'markdown' }): string | null {
+    return resolveTarget(this.lookup, fromPath, link.target, link.kind);
+  }
+
+  /** Outgoing links of a note in document order, each with its resolution. */
+  outgoing(path: string): ResolvedLink[] {
+    this.flush();
+    const rec = this.notesByPath.get(path);
+    if (rec === undefined) return [];
+    const links = rec.entry.facts.links;
+    const out: ResolvedLink[] = new Array(links.length);
+    for (let i = 0; i < links.length; i++) out[i] = links.resolvedAt(i, rec.resolved[i]!);
+    return out;
+  }
+
+  /**
+   * Notes linking to `path` (note or file), sorted by source path, each with
+   * its occurrences in document order. Same-note links without a target
+   * (`[[#Heading]]`) are not backlinks; `[[Self]]` is. The sources are kept
+   * sorted; for a target with BACKLINKS_CACHED_FROM or more, each Backlink
+   * (frozen) is kept until that source's links to `path` change.
+   */
+  backlinks(path: string): Backlink[] {
+    this.flush();
+    const t = this.target(path);
+    if (t === undefined || t.sources === null) return [];
+    const sources = t.sources;
+    // Kept only for well-linked targets: cached for every note, Backlinks would hold the
+    // whole link graph again as objects (100 MB on the 10k bench vault), and a few are cheap to build.
+    if (sources.length < BACKLINKS_CACHED_FROM && t.built === null) return sources.map((src) => buildBacklink(src, path));
+    const built = (t.built ??= new Array<Backlink | null>(sources.length).fill(null));
+    const out: Backlink[] = new Array(sources.length);
+    for (let k = 0; k < sources.length; k++) {
+      let b = built[k]!;
+      if (b === null) b = built[k] = buildBacklink(sources[k]!, path);
+      out[k] = b;
+    }
+    return out;
+  }
+
+  /** Number of notes linking to `path`. */
+  backlinkCount(path: string): number {
+    this.flush();
+    return this.target(path)?.sources?.length ?? 0;
+  }
+
+  /** Every unresolved link, by source path then document order. */
+  unresolved(): UnresolvedLink[] {
+    this.flush();
+    const out: UnresolvedLink[] = [];
+    for (const src of [...this.unresolvedSources].sort(byPath)) {
+      const rec = this.notesByPath.get(src)!;
+      const links = rec.entry.facts.links;
+      for (let i = 0; i < links.length; i++) {
+        if (rec.resolved[i] === null) out.push({ from: src, target: links.target(i), line: links.line(i) });
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private target(path: string): TargetRec | undefined {
+    return this.notesByPath.get(path) ?? this.filesByPath.get(path);
+  }
+
+  private addKey(key: string, src: NoteRec, i: number): void {
+    const refs = this.linksByKey.get(key);
+    const after = addRef(refs, src, i);
+    if (after !== refs) this.linksByKey.set(key, after);
+  }
+
+  /** A link of `src` now resolves to `path` (src.resolved already says so). */
+  private addIncoming(path: string, src: NoteRec): void {
+    const t = this.target(path)!;
+    const sources = t.sources;
+    if (sources === null) {
+      t.sources = [src];
+      return;
+    }
+    const p = src.entry.path;
+    const n = sources.length;
+    const last = sources[n - 1]!.entry.path;
+    let k: number;
+    if (last < p) k = ~n; // appending: the common case when notes arrive in path order
+    else if (last === p) k = n - 1;
+    else k = findSource(sources, p);
+    if (k >= 0) {
+      if (t.built !== null) t.built[k] = null;
+      return;
+    }
+    insertAt(sources, ~k, src);
+    if (t.built !== null) insertAt(t.built, ~k, null);
+  }
+
+  /** A link of `src` no longer resolves to `path` (src.resolved already says so). */
+  private removeIncoming(path: string, src: NoteRec): void {
+    const t = this.target(path);
+    if (t === undefined || t.sources === null) return; // the target itself is gone
+    const k = findSource(t.sources, src.entry.path);
+    if (k < 0) return;
+    if (!linksTo(src, path)) this.dropSource(t, k);
+    else if (t.built !== null) t.built[k] = null;
+  }
+
+  /**
+   * `path` is going away: links resolving to it become unresolved for now
+   * (their key is queued, so they are resolved again on the next flush; if
+   * the same path comes back, they find the new record).
+   */
+  private orphanIncoming(t: TargetRec, path: string): void {
+    if (t.sources === null) return;
+    for (const src of t.sources) {
+      const links = src.entry.facts.links;
+      for (let i = 0; i < links.length; i++) {
+        if (src.resolved[i] === path && links.target(i) !== '') {
+          src.resolved[i] = null;
+          src.unresolvedCount++;
+        }
+      }
+      this.unresolvedSources.add(src.entry.path);
+    }
+    t.sources = null;
+    t.built = null;
+  }
+
+  private dropSource(t: TargetRec, k: number): void {
+    if (t.sources!.length === 1) {
+      t.sources = null;
+      t.built = null;
+    } else {
+      t.sources!.splice(k, 1);
+      t.built?.splice(k, 1);
+    }
+  }
+
+  /**
+   * Resolve a link during a flush. Nothing changes the Home during a flush,
+   * and most links (wikilinks not starting with ./ or ../) resolve the same
+   * from every note, so those answers are shared through `cache`.
+   */
+  private resolveCached(from: string, links: LinkTable, i: number, cache: Map<string, string | null>): string | null {
+    const target = links.target(i);
+    const kind = links.kind(i);
+    if (dependsOnSource(target, kind)) return resolveTarget(this.lookup, from, target, kind);
+    let r = cache.get(target);
+    if (r === undefined) {
+      r = resolveTarget(this.lookup, from, target, kind);
+      cache.set(target, r);
+    }
+    return r;
+  }
+
+  /** Register a queued note's links by key and resolve them. */
+  private attachLinks(rec: NoteRec, cache: Map<string, string | null>): void {
+    const path = rec.entry.path;
+    const links = rec.entry.facts.links;
+    let unresolved = 0;
+    for (let i = 0; i < links.length; i++) {
+      const target = links.target(i);
+      if (target === '') {
+        rec.resolved[i] = path;
+        continue;
+      }
+      const { alias: ak, name: nk } = keysOfTarget(target);
+      this.addKey(nk, rec, i);
+      if (ak !== nk) this.addKey(ak, rec, i);
+      const r = this.resolveCached(path, links, i, cache);
+      rec.resolved[i] = r;
+      if (r === null) unresolved++;
+      else this.addIncoming(r, rec);
+    }
+    rec.unresolvedCount = unresolved;
+    if (unresolved > 0) this.unresolvedSources.add(path);
+    rec.attached = true;
+  }
+
+  private detachLinks(rec: NoteRec): void {
+    if (!rec.attached) {
+      // Queued only: nothing registered yet.
+      this.pendingNotes.delete(rec);
+      return;
+    }
+    const links = rec.entry.facts.links;
+    const keys: string[] = [];
+    const targets: string[] = [];
+    for (let i = 0; i < links.length; i++) {
+      const target = links.target(i);
+      if (target === '') continue;
+      const { alias: ak, name: nk } = keysOfTarget(target);
+      if (!keys.includes(nk)) keys.push(nk);
+      if (ak !== nk && !keys.includes(ak)) keys.push(ak);
+      const r = rec.resolved[i];
+      if (r !== null && r !== undefined && !targets.includes(r)) targets.push(r);
+    }
+    for (const k of keys) {
+      const refs = this.linksByKey.get(k);
+      if (refs === undefined) continue;
+      if (dropRefs(refs, rec)) this.linksByKey.delete(k);
+    }
+    for (const p of targets) {
+      const t = this.target(p);
+      if (t === undefined || t.sources === null) continue;
+      const k = findSource(t.sources, rec.entry.path);
+      if (k >= 0 && t.sources[k] === rec) this.dropSource(t, k);
+    }
+    rec.attached = false;
+    rec.unresolvedCount = 0;
+    this.pendingNotes.delete(rec);
+    this.unresolvedSources.delete(rec.entry.path);
+  }
+
+  /** Links carrying `key` (name or alias key) may resolve differently now. */
+  private touchKey(key: string): void {
+    if (this.linksByKey.has(key)) this.pendingKeys.add(key);
+  }
+
+  /** Re-resolve every registered (so resolved) link carrying `key`. */
+  private reresolve(key: string, cache: Map<string, string | null>): void {
+    const refs = this.linksByKey.get(key);
+    if (refs === undefined) return;
+    forEachRef(refs, (src, i) => {
+      const r = this.resolveCached(src.entry.path, src.entry.facts.links, i, cache);
+      const old = src.resolved[i]!;
+      if (r === old) return;
+      src.resolved[i] = r;
+      if (old === null) src.unresolvedCount--;
+      else this.removeIncoming(old, src);
+      if (r === null) src.unresolvedCount++;
+      else this.addIncoming(r, src);
+      if (src.unresolvedCount > 0) this.unresolvedSources.add(src.entry.path);
+      else this.unresolvedSources.delete(src.entry.path);
+    });
+  }
+}
+
+/** Insert `x` at `i` (small arrays: a shift loop; large ones: splice). */
+function insertAt<T>(arr: T[], i: number, x: T): void {
+  const n = arr.length;
+  if (n > 32) {
+    arr.splice(i, 0, x);
+    return;
+  }
+  arr.push(x);
+  for (let j = n; j > i; j--) arr[j] = arr[j - 1]!;
+  arr[i] = x;
+}
+
+/** Binary search of `path` in sources sorted by path: its index, or ~insertion point. */
+function findSource(sources: NoteRec[], path: string): number {
+  let lo = 0;
+  let hi = sources.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const p = sources[mid]!.entry.path;
+    if (p < path) lo = mid + 1;
+    else if (p > path) hi = mid - 1;
+    else return mid;
+  }
+  return ~lo;
+}
+
+/** Whether any link of `src` (other than a same-note `[[#x]]`) resolves to `path`. */
+function linksTo(src: NoteRec, path: string): boolean {
+  const links = src.entry.facts.links;
+  for (let i = 0; i < links.length; i++) if (src.resolved[i] === path && links.target(i) !== '') return true;
+  return false;
+}
+
+function occurrence(links: LinkTable, i: number): BacklinkOccurrence {
+  return Object.freeze({
+    kind: links.kind(i),
+    line: links.line(i),
+    column: links.column(i),
+    embed: links.embed(i),
+    heading: links.heading(i),
+    blockId: links.blockId(i),
+    alias: links.alias(i),
+  });
+}
+
+function buildBacklink(src: NoteRec, path: string): Backlink {
+  const links = src.entry.facts.links;
+  const occurrences: BacklinkOccurrence[] = [];
+  for (let i = 0; i < links.length; i++) {
+    if (src.resolved[i] === path && links.target(i) !== '') occurrences.push(occurrence(links, i));
+  }
+  return Object.freeze({ from: src.entry.path, occurrences: Object.freeze(occurrences) });
+}
