@@ -6,7 +6,8 @@
 // emit takes ten. dist/ keeps src/'s layout, so a module finds what sits
 // beside it, or above it, by its own URL as it does in src/ (a worker's
 // built file, spec/actions.json two levels up, package.json, the demo vault).
-// Other files in src/ (auth.browser.js) are copied as they are.
+// Other files in src/ (auth.browser.js) are copied as they are, and the
+// action catalog is written as data for the command line (writeCatalog).
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --bench    also bench/ and test/ → dist-bench/ (see buildBench)
@@ -15,6 +16,7 @@
 // The new tree is written beside dist/ and renamed into place, so a process
 // running from dist/ meanwhile (a test's `quire` child) never reads a
 // half-written file.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,8 +107,26 @@ async function swapIn(dir, buildInto) {
 export async function buildDist() {
   await swapIn(DIST, async (tmp) => {
     await transpileTree(SRC, tmp, { copyOthers: true });
+    writeCatalog(tmp);
     fs.writeFileSync(path.join(tmp, STAMP), `${new Date().toISOString()}\n`);
   });
+}
+
+/**
+ * The registry's actions without their handlers, as JSON, for the commands
+ * that need only the facts (src/surfaces/cli/catalog.ts): written by a
+ * process that loads the built registry once, here.
+ */
+function writeCatalog(tree) {
+  const url = (rel) => JSON.stringify(new URL(rel, `file://${tree}/`).href);
+  const code = [
+    `import fs from 'node:fs';`,
+    `import { registry } from ${url('actions/registry.js')};`,
+    `import { catalogEntries } from ${url('surfaces/cli/catalog.js')};`,
+    `fs.writeFileSync(new URL('surfaces/cli/catalog.json', ${url('./')}), JSON.stringify(catalogEntries(registry)));`,
+    `process.exit(0);`,
+  ].join('\n');
+  execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /**

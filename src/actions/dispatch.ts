@@ -8,6 +8,7 @@ import type { Services } from '../core/services.js';
 import type { Caller } from '../accounts/caller.js';
 import { authenticate } from '../accounts/credentials.js';
 import { accessNeeded, missingScopes } from '../accounts/grants.js';
+import { checkConfirmation } from './confirmation.js';
 import type { ActionContext, SurfaceName } from './context.js';
 import { toOutcome, type ActionOutcome } from './reply.js';
 import type { ActionDef } from './types.js';
@@ -24,18 +25,6 @@ export interface CallOptions {
   confirm?: boolean;
   /** Reports unexpected failures; the caller never sees their text. */
   onInternalError?: (err: unknown, action: ActionDef<any>) => void;
-}
-
-/**
- * The action surfaces (command line, MCP) refuse a destructive call without
- * an explicit confirmation before anything is sent or run.
- */
-export function checkConfirmation(action: ActionDef<any>, confirm: boolean | undefined, surface: SurfaceName): void {
-  if (surface === 'http' || action.effect !== 'destructive' || confirm === true) return;
-  const how = surface === 'mcp' ? 'set "confirm": true in the tool arguments' : 'add --confirm';
-  throw new AppError('bad_request', `${action.name} changes data; ${how} to run it`, {
-    details: { reason: 'confirmation_required', action: action.name },
-  });
 }
 
 function checkAccess(action: ActionDef<any>, caller: Caller | null, now: number, rcSeconds: number): void {

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/core/config.js';
 import { buildApp } from '../../src/surfaces/http/app.js';
 import { toFastifyRoute } from '../../src/surfaces/http/routes.js';
 import { mcpActions, toolFor } from '../../src/surfaces/mcp/tools.js';
+import { catalogEntries } from '../../src/surfaces/cli/catalog.js';
 import { catalogRows, lookupAction } from '../../src/surfaces/cli/run-action.js';
 import { renderActionsDoc } from '../../src/surfaces/docs/actions-doc.js';
 
@@ -23,9 +24,9 @@ describe('surfaces derived from the registry', () => {
   });
 
   it('gives every cli action a command-line entry, and refuses browser-only ones', () => {
-    const rows = catalogRows();
-    expect(rows).toHaveLength(registry.length);
-    for (const a of registry) expect(lookupAction(a.name)).toBe(a);
+    const catalog = catalogEntries(registry);
+    expect(catalogRows(catalog)).toHaveLength(registry.length);
+    for (const a of registry) expect(lookupAction(catalog, a.name).route).toBe(a.route);
   });
 
   it('gives every mcp action a tool with a valid object schema and annotations', () => {

@@ -6,15 +6,15 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { findAction } from '../../actions/registry.js';
 import { AppError, toAppError } from '../../core/errors.js';
 import { HttpTransport } from '../client/transport.js';
-import { UsageError, type Io } from './run-action.js';
+import { findCatalogEntry } from './catalog.js';
+import { UsageError, type Io } from './usage.js';
 import { credentialsFile, forgetCredential, loadCredential, storeCredential } from './stored-credentials.js';
 
-const action = (name: string) => {
-  const a = findAction(name);
-  if (!a) throw new Error(`action ${name} is missing from the registry`);
+const action = async (name: string) => {
+  const a = await findCatalogEntry(name);
+  if (!a) throw new Error(`action ${name} is missing from the catalog`);
   return a;
 };
 
@@ -32,7 +32,7 @@ export async function login(opts: LoginOptions, io: Io, env: NodeJS.ProcessEnv =
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier, 'ascii').digest('base64url');
   const installationName = opts.name ?? `quire on ${os.hostname()}`;
-  const started = (await anonymous.call(action('start'), { body: { challenge, installation_name: installationName } })).body as {
+  const started = (await anonymous.call(await action('start'), { body: { challenge, installation_name: installationName } })).body as {
     device_code: string;
     user_code: string;
     verification_uri: string;
@@ -47,7 +47,7 @@ export async function login(opts: LoginOptions, io: Io, env: NodeJS.ProcessEnv =
   for (;;) {
     await sleep(interval);
     try {
-      const out = (await anonymous.call(action('exchange'), { body: { device_code: started.device_code, verifier } })).body as {
+      const out = (await anonymous.call(await action('exchange'), { body: { device_code: started.device_code, verifier } })).body as {
         token: string;
         user: { username: string };
         session: { id: string };
@@ -76,7 +76,7 @@ export async function logout(opts: { server?: string }, io: Io, env: NodeJS.Proc
     return 1;
   }
   try {
-    await new HttpTransport(stored.server, stored.token).call(action('cli_logout'), {});
+    await new HttpTransport(stored.server, stored.token).call(await action('cli_logout'), {});
   } catch (e) {
     // A session that already ended (401) is fine: forget it all the same.
     if (!(e instanceof AppError) || e.code !== 'unauthorized') {

@@ -2,18 +2,19 @@
  * The `quire` command. Each subcommand is a thin shell over functions that
  * tests call directly; exit codes: 0 done, 1 the action failed, 2 usage
  * error or refused before anything was sent.
+ *
+ * This module declares the commands and their options only: each command's
+ * code is imported when that command runs, so `quire --help` loads nothing
+ * but commander, and `actions list` or a call to a server load no index,
+ * vault or HTTP server code (docs/architecture.md, "Command line"). A new
+ * command follows the same pattern: its options here, its code behind
+ * `await import(...)` in its action.
  */
 import { Command, CommanderError } from 'commander';
-import { registry } from '../../actions/registry.js';
-import { loadConfig, VERSION } from '../../core/config.js';
+import { VERSION } from '../../core/config.js';
 import { toAppError } from '../../core/errors.js';
-import { openServices, startServer } from '../../server.js';
-import { serveMcpStdio } from '../mcp/server.js';
-import { addUser, checkHomeFolder, existingFolder, issueAdminToken } from './admin.js';
-import { runDemo } from './demo.js';
-import { serveVault } from './serve-vault.js';
-import { login, logout } from './login.js';
-import { listActions, resolveTransport, runAction, UsageError, type RunOptions } from './run-action.js';
+import type { RunOptions } from './run-action.js';
+import { UsageError } from './usage.js';
 
 const io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') };
 
@@ -35,8 +36,8 @@ function buildProgram(): Command {
     .action(async (o: { data?: string; host?: string; port?: string; vault?: string; followSymlinks?: boolean }) => {
       if (o.followSymlinks && !o.vault) throw new UsageError('--follow-symlinks goes with --vault');
       const server = o.vault
-        ? await serveVault({ vault: o.vault, data: o.data, host: o.host, port: o.port, followSymlinks: o.followSymlinks })
-        : await startServer({ dataDir: o.data, host: o.host, port: o.port });
+        ? await (await import('./serve-vault.js')).serveVault({ vault: o.vault, data: o.data, host: o.host, port: o.port, followSymlinks: o.followSymlinks })
+        : await (await import('../../server.js')).startServer({ dataDir: o.data, host: o.host, port: o.port });
       const stop = () => void server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
@@ -48,7 +49,7 @@ function buildProgram(): Command {
     .option('--data <dir>', 'data folder for the demo', './demo-data')
     .option('--port <port>', 'port (env QUIRE_PORT, default 8787)')
     .action(async (o: { data: string; port?: string }) => {
-      const server = await runDemo({ dataDir: o.data, port: o.port });
+      const server = await (await import('./demo.js')).runDemo({ dataDir: o.data, port: o.port });
       const stop = () => void server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
@@ -65,6 +66,11 @@ function buildProgram(): Command {
     .option('--home <dir>', 'make this existing folder the Home, in place (default: <data>/homes/<username>)')
     .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
     .action(async (o: { username: string; role: string; displayName?: string; home?: string; data?: string }) => {
+      const [{ loadConfig }, { openServices }, { addUser, checkHomeFolder, existingFolder }] = await Promise.all([
+        import('../../core/config.js'),
+        import('../../server.js'),
+        import('./admin.js'),
+      ]);
       const config = loadConfig({ dataDir: o.data });
       // Before the data folder is opened (and created): one inside the Home must not leave a trace there.
       if (o.home !== undefined) checkHomeFolder(config.dataDir, null, existingFolder(o.home), o.username);
@@ -77,6 +83,11 @@ function buildProgram(): Command {
     .requiredOption('--username <name>', 'the user')
     .option('--data <dir>', 'data folder (env QUIRE_DATA, default ./data)')
     .action(async (o: { username: string; data?: string }) => {
+      const [{ loadConfig }, { openServices }, { issueAdminToken }] = await Promise.all([
+        import('../../core/config.js'),
+        import('../../server.js'),
+        import('./admin.js'),
+      ]);
       const services = await openServices(loadConfig({ dataDir: o.data }));
       io.out(JSON.stringify(await issueAdminToken(services, o.username)));
     });
@@ -96,7 +107,7 @@ function buildProgram(): Command {
       .option('--confirm', 'confirm a destructive action')
       .option('--json', 'print JSON only (errors print the error envelope)'),
   ).action(async (name: string, o: RunOptions) => {
-    process.exitCode = await runAction(name, o, io);
+    process.exitCode = await (await import('./run-action.js')).runAction(name, o, io);
   });
 
   program
@@ -105,14 +116,14 @@ function buildProgram(): Command {
     .option('--server <url>', 'server URL (env QUIRE_SERVER)')
     .option('--name <name>', 'installation name shown on the approval page (default: quire on <hostname>)')
     .action(async (o: { server?: string; name?: string }) => {
-      process.exitCode = await login(o, io);
+      process.exitCode = await (await import('./login.js')).login(o, io);
     });
   program
     .command('logout')
     .description('End the stored command-line session and forget it')
     .option('--server <url>', 'server URL (env QUIRE_SERVER; default: the last one signed in to)')
     .action(async (o: { server?: string }) => {
-      process.exitCode = await logout(o, io);
+      process.exitCode = await (await import('./login.js')).logout(o, io);
     });
 
   program
@@ -121,10 +132,15 @@ function buildProgram(): Command {
     .command('list')
     .description('List every action: name, method, route, scopes, effect, tool, surfaces, and whether it is implemented')
     .option('--json', 'print JSON')
-    .action((o: { json?: boolean }) => listActions(Boolean(o.json), io));
+    .action(async (o: { json?: boolean }) => (await import('./run-action.js')).listActions(Boolean(o.json), io));
 
   connection(program.command('mcp').description('Serve the actions as MCP tools over stdio')).action(
     async (o: RunOptions) => {
+      const [{ registry }, { serveMcpStdio }, { resolveTransport }] = await Promise.all([
+        import('../../actions/registry.js'),
+        import('../mcp/server.js'),
+        import('./run-action.js'),
+      ]);
       await serveMcpStdio(registry, await resolveTransport(o, process.env, { watch: true }));
     },
   );

@@ -1,14 +1,16 @@
-/** `quire action run` and `quire actions list`: the catalog as a command line. */
-import { checkConfirmation } from '../../actions/dispatch.js';
-import { findAction, registry } from '../../actions/registry.js';
+/**
+ * `quire action run` and `quire actions list`: the catalog as a command
+ * line. Against a server they need only the catalog's facts (catalog.ts);
+ * the registry, with the areas' code, is loaded for `--vault` alone.
+ */
+import { checkConfirmation } from '../../actions/confirmation.js';
 import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
 import { toAppError, type AppError } from '../../core/errors.js';
-import { LocalTransport, terminalProgress } from '../client/local.js';
 import { HttpTransport, outcomeAsJson, type Transport } from '../client/transport.js';
+import { loadCatalog, type CatalogEntry } from './catalog.js';
 import { loadCredential } from './stored-credentials.js';
-
-export class UsageError extends Error {}
+import { UsageError, type Io } from './usage.js';
 
 export interface RunOptions {
   input?: string;
@@ -44,6 +46,7 @@ export async function resolveTransport(
 ): Promise<Transport & { close?: () => Promise<void> }> {
   if (opts.vault) {
     if (opts.server) throw new UsageError('Use either --vault or --server, not both');
+    const { LocalTransport, terminalProgress } = await import('../client/local.js');
     return LocalTransport.open(opts.vault, { watch: local.watch, onProgress: terminalProgress() });
   }
   // Without --token or QUIRE_TOKEN, fall back to the credential `quire login` stored.
@@ -54,20 +57,22 @@ export async function resolveTransport(
   return new HttpTransport(server, explicitToken ?? stored?.token ?? null);
 }
 
-export function lookupAction(name: string): ActionDef<any> {
-  const action = findAction(name);
+export function lookupAction(catalog: readonly CatalogEntry[], name: string): CatalogEntry {
+  const action = catalog.find((a) => a.name === name);
   if (!action) throw new UsageError(`Unknown action "${name}"; see: quire actions list`);
   return action;
 }
 
-export interface Io {
-  out: (s: string) => void;
-  err: (s: string) => void;
+/** What a transport runs: in process (`--vault`) the registry's declaration with its handler, else the catalog's facts. */
+async function runnable(entry: CatalogEntry, opts: RunOptions): Promise<ActionDef<any>> {
+  if (!opts.vault) return entry;
+  const { findAction } = await import('../../actions/registry.js');
+  return findAction(entry.name)!;
 }
 
 /** Runs one action; returns the process exit code (0 ok, 1 action error, 2 usage / refused). */
 export async function runAction(name: string, opts: RunOptions, io: Io): Promise<number> {
-  const action = lookupAction(name);
+  const action = lookupAction(await loadCatalog(), name);
   if (action.surfaces.length === 0) {
     throw new UsageError(`${name} is a browser-only route; it has no command-line action`);
   }
@@ -82,7 +87,7 @@ export async function runAction(name: string, opts: RunOptions, io: Io): Promise
   }
   const transport = await resolveTransport(opts);
   try {
-    const outcome = await transport.call(action, input);
+    const outcome = await transport.call(await runnable(action, opts), input);
     const value = outcomeAsJson(outcome);
     if (opts.json) io.out(JSON.stringify(value));
     else if (typeof value === 'string') io.out(value.endsWith('\n') ? value.slice(0, -1) : value);
@@ -101,8 +106,8 @@ export async function runAction(name: string, opts: RunOptions, io: Io): Promise
   }
 }
 
-export function catalogRows() {
-  return registry.map((a) => ({
+export function catalogRows(catalog: readonly CatalogEntry[]) {
+  return catalog.map((a) => ({
     name: a.name,
     method: a.method,
     route: a.route,
@@ -111,13 +116,13 @@ export function catalogRows() {
     tool: a.tool,
     surfaces: a.surfaces,
     recent_confirmation: a.recentConfirmation,
-    implemented: Boolean(a.handler),
+    implemented: a.implemented,
     extension: Boolean(a.extension),
   }));
 }
 
-export function listActions(json: boolean, io: Io): void {
-  const rows = catalogRows();
+export async function listActions(json: boolean, io: Io): Promise<void> {
+  const rows = catalogRows(await loadCatalog());
   if (json) {
     io.out(JSON.stringify(rows));
     return;

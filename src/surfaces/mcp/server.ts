@@ -2,7 +2,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { checkConfirmation } from '../../actions/dispatch.js';
+import { checkConfirmation } from '../../actions/confirmation.js';
 import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
 import { VERSION } from '../../core/config.js';
