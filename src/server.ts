@@ -10,6 +10,7 @@ import { hashSecret, newSecret } from './core/ids.js';
 import { IdleScavenger } from './core/idle-scavenge.js';
 import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
+import { findUserById, setSetupTokenWhileEmpty } from './store/users.js';
 import { buildApp } from './surfaces/http/app.js';
 import { InstanceVaults } from './vault/vaults.js';
 import { ChangeJournals } from './changes/change-log.js';
@@ -27,9 +28,8 @@ export async function openServices(config: Config, log: (line: string) => void =
   const reminders = new ReminderScheduler(store, Date.now, log);
   // A reminder firing changes the user's inbox, not a file: it still reaches change streams and the delta feed.
   reminders.onFired((fired) => {
-    const users = store.snapshot().users;
     for (const { item } of fired) {
-      const user = users.find((u) => u.id === item.user_id);
+      const user = findUserById(store, item.user_id);
       if (user) changes.get(user.username)?.append({ kind: 'inbox', path: '', note_id: item.note_id, inbox_id: item.id, source: 'reminder' });
     }
   });
@@ -41,12 +41,8 @@ export async function openServices(config: Config, log: (line: string) => void =
  * its hash is kept, so an earlier one cannot be shown again).
  */
 export async function issueSetupTokenIfEmpty(services: Services): Promise<string | null> {
-  return services.store.transact((data) => {
-    if (data.users.length > 0) return null;
-    const token = newSecret('qsetup');
-    data.instance.setup_token_hash = hashSecret(token);
-    return token;
-  });
+  const token = newSecret('qsetup');
+  return (await setSetupTokenWhileEmpty(services.store, hashSecret(token))) ? token : null;
 }
 
 export interface RunningServer {

@@ -1,15 +1,7 @@
 /** The authenticated party of a request, as dispatch hands it to handlers. */
-import type { Scope } from '../actions/types.js';
+import type { Grant, Role } from '../core/access.js';
 
-export type Role = 'owner' | 'admin' | 'member' | 'guest';
-export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
-
-export type Access = 'read' | 'write';
-/** One scope an App Password or session holds, and how far: `read` stops at read-only actions. */
-export interface Grant {
-  scope: Exclude<Scope, 'none'>;
-  access: Access;
-}
+export { ROLES, type Access, type Grant, type Role } from '../core/access.js';
 
 export interface Caller {
   userId: string;

@@ -7,16 +7,16 @@
  * once.
  */
 import { createHash, randomInt } from 'node:crypto';
-import type { ActionContext } from '../actions/context.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
-import { publicBaseUrl } from '../core/config.js';
+import { publicBaseUrl, type Config } from '../core/config.js';
 import { AppError, errors } from '../core/errors.js';
 import { hashSecret, newId, newSecret, sameSecret } from '../core/ids.js';
-import { authTables, type CliRequestRecord, type SidecarData } from '../store/schema.js';
-import { issueSession } from './credentials.js';
-import { callerOf } from './handlers.js';
+import type { CliRequestRecord, SessionRecord, UserRecord } from '../store/schema.js';
+import { findCliRequestByUserCode, insertCliRequest, settleCliRequest, updateCliRequestByUserCode } from '../store/sign-in.js';
+import { newSession } from './credentials.js';
 import { sessionOut } from './passkeys.js';
-import { findUser, publicUser } from './users.js';
+import { noSuchUser, publicUser } from './users.js';
 
 export const CLI_REQUEST_TTL_MS = 10 * 60 * 1000;
 export const CLI_POLL_INTERVAL_SECS = 1;
@@ -62,15 +62,11 @@ export async function cliStart(ctx: ActionContext, body: { challenge: string; in
   const redirect = checkLoopbackRedirect(body.redirect_uri);
   const deviceCode = newSecret('qd');
   const now = ctx.now();
-  const rec = await ctx.services.store.transact((data) => {
-    const t = authTables(data);
-    t.cli_requests = t.cli_requests.filter((r) => r.expires_at > now - CLI_REQUEST_TTL_MS);
-    let userCode = newUserCode();
-    while (t.cli_requests.some((r) => r.user_code === userCode)) userCode = newUserCode();
-    const r: CliRequestRecord = {
+  const rec = await insertCliRequest(
+    ctx.services.store,
+    {
       id: newId(),
       device_code_hash: hashSecret(deviceCode),
-      user_code: userCode,
       challenge: body.challenge,
       installation_name: name,
       redirect_uri: redirect,
@@ -82,11 +78,10 @@ export async function cliStart(ctx: ActionContext, body: { challenge: string; in
       approved_at: null,
       denied: false,
       issued_at: null,
-    };
-    t.cli_requests.push(r);
-    data.cli_requests = t.cli_requests;
-    return r;
-  });
+    },
+    newUserCode,
+    now - CLI_REQUEST_TTL_MS,
+  );
   const base = publicBaseUrl(ctx.services.config);
   return reply(
     {
@@ -102,9 +97,8 @@ export async function cliStart(ctx: ActionContext, body: { challenge: string; in
   );
 }
 
-function pendingByCode(data: Readonly<SidecarData>, userCode: string, now: number): CliRequestRecord {
-  const code = normaliseUserCode(userCode);
-  const r = authTables(data).cli_requests.find((x) => x.user_code === code);
+/** The request `r` if it is still pending, else 404. */
+function pending(r: CliRequestRecord | undefined, now: number): CliRequestRecord {
   if (!r || r.expires_at <= now || r.issued_at !== null) {
     throw errors.notFound('No pending command-line sign-in with this code; it may have expired. Run quire login again', {
       reason: 'unknown_user_code',
@@ -119,7 +113,7 @@ const esc = (s: string) =>
 /** The approval fragment: the installation name and the code the person must compare with their terminal. */
 export function approvalPage(ctx: ActionContext, userCode: string) {
   const caller = callerOf(ctx);
-  const r = pendingByCode(ctx.services.store.snapshot(), userCode, ctx.now());
+  const r = pending(findCliRequestByUserCode(ctx.services.store, normaliseUserCode(userCode)), ctx.now());
   const state = r.denied ? 'denied' : r.approved_at !== null ? 'approved' : 'pending';
   const html = `<section class="cli-approval" data-state="${state}" data-user-code="${esc(r.user_code)}"${
     r.redirect_uri ? ` data-redirect-uri="${esc(r.redirect_uri)}"` : ''
@@ -143,15 +137,14 @@ export async function approve(ctx: ActionContext, query: Record<string, unknown>
   if (!userCode) throw errors.badRequest('Send the user_code as a query parameter: POST /api/v1/auth/cli/approve?user_code=XXXX-XXXX', { field: 'query.user_code' });
   const deny = query.decision === 'deny';
   const now = ctx.now();
-  const r = await ctx.services.store.transact((data) => {
-    const req = pendingByCode(data, userCode, now);
+  const r = await updateCliRequestByUserCode(ctx.services.store, normaliseUserCode(userCode), (found) => {
+    const req = pending(found, now);
     if (req.approved_at !== null || req.denied) throw errors.conflict('This request was already answered', { reason: 'already_answered' });
     if (deny) req.denied = true;
     else {
       req.approved_by = caller.userId;
       req.approved_at = now;
     }
-    return { ...req };
   });
   const text = deny
     ? `Denied the sign-in of ${r.installation_name}.\n`
@@ -169,44 +162,49 @@ const grantError = (reason: string, message: string, status = 400, headers?: Rec
 export async function exchange(ctx: ActionContext, body: { device_code: string; verifier: string }) {
   const now = ctx.now();
   const hash = hashSecret(body.device_code);
-  const outcome = await ctx.services.store.transact((data) => {
-    const t = authTables(data);
-    const r = t.cli_requests.find((x) => x.device_code_hash === hash);
-    if (!r) return { error: grantError('invalid_grant', 'Unknown device code') };
-    if (r.issued_at !== null) return { error: grantError('invalid_grant', 'This sign-in was already exchanged for a token') };
-    if (r.expires_at <= now) return { error: grantError('expired_token', 'This sign-in request expired; run quire login again') };
-    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(body.verifier) || !sameSecret(pkceChallenge(body.verifier), r.challenge)) {
-      return { error: grantError('invalid_verifier', 'The verifier does not match the challenge of this request') };
-    }
-    if (r.denied) {
-      r.issued_at = now;
-      return { error: grantError('access_denied', 'The sign-in was denied in the browser', 403) };
-    }
-    if (r.approved_at === null) {
-      const tooSoon = r.last_poll_at !== null && now - r.last_poll_at < r.interval_secs * 1000;
-      r.last_poll_at = now;
-      if (tooSoon) {
-        return {
-          error: grantError('slow_down', `Polling too fast; wait ${r.interval_secs} s between polls`, 429, {
-            'retry-after': String(r.interval_secs),
-          }),
-        };
-      }
-      return { error: grantError('authorization_pending', 'Waiting for approval in the browser') };
-    }
-    const user = findUser(data, r.approved_by!);
-    if (user.disabled) return { error: grantError('access_denied', 'This account is disabled', 403) };
-    r.issued_at = now;
-    const issued = issueSession(data, user, {
-      kind: 'installation',
-      installationName: r.installation_name,
-      now,
-      config: ctx.services.config,
-      confirmed: false,
-    });
-    return { ok: { user: publicUser(user), ...sessionOut(issued.token, issued.session) } };
-  });
+  const outcome = await settleCliRequest(ctx.services.store, hash, (r, userOf) => exchangeStep(ctx.services.config, r, userOf, body.verifier, now));
   // Errors are returned, not thrown, so the poll time and the spent state are saved.
   if ('error' in outcome) throw outcome.error;
   return reply(outcome.ok, { status: 201 });
+}
+
+type ExchangeOutcome = { error: AppError } | { ok: ReturnType<typeof sessionOut> & { user: ReturnType<typeof publicUser> } };
+
+/** One poll of a command-line sign-in: the answer, and the session to keep when it succeeds. */
+function exchangeStep(
+  config: Config,
+  r: CliRequestRecord | undefined,
+  userOf: (id: string) => UserRecord | undefined,
+  verifier: string,
+  now: number,
+): { answer: ExchangeOutcome; session?: SessionRecord } {
+  const refuse = (error: AppError) => ({ answer: { error } });
+  if (!r) return refuse(grantError('invalid_grant', 'Unknown device code'));
+  if (r.issued_at !== null) return refuse(grantError('invalid_grant', 'This sign-in was already exchanged for a token'));
+  if (r.expires_at <= now) return refuse(grantError('expired_token', 'This sign-in request expired; run quire login again'));
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !sameSecret(pkceChallenge(verifier), r.challenge)) {
+    return refuse(grantError('invalid_verifier', 'The verifier does not match the challenge of this request'));
+  }
+  if (r.denied) {
+    r.issued_at = now;
+    return refuse(grantError('access_denied', 'The sign-in was denied in the browser', 403));
+  }
+  if (r.approved_at === null) {
+    const tooSoon = r.last_poll_at !== null && now - r.last_poll_at < r.interval_secs * 1000;
+    r.last_poll_at = now;
+    if (tooSoon) {
+      return refuse(
+        grantError('slow_down', `Polling too fast; wait ${r.interval_secs} s between polls`, 429, {
+          'retry-after': String(r.interval_secs),
+        }),
+      );
+    }
+    return refuse(grantError('authorization_pending', 'Waiting for approval in the browser'));
+  }
+  const user = userOf(r.approved_by!);
+  if (!user) throw noSuchUser(r.approved_by!);
+  if (user.disabled) return refuse(grantError('access_denied', 'This account is disabled', 403));
+  r.issued_at = now;
+  const issued = newSession(user.id, { kind: 'installation', installationName: r.installation_name, now, config, confirmed: false });
+  return { answer: { ok: { user: publicUser(user), ...sessionOut(issued.token, issued.session) } }, session: issued.session };
 }

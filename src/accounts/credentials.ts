@@ -7,9 +7,12 @@ import { AppError } from '../core/errors.js';
 import { hashSecret, newId, newSecret } from '../core/ids.js';
 import type { Config } from '../core/config.js';
 import type { SidecarStore } from '../store/sidecar.js';
-import type { SessionRecord, SidecarData, UserRecord } from '../store/schema.js';
+import type { SessionRecord, UserRecord } from '../store/schema.js';
+import { findAppPasswordByTokenHash, findSessionByTokenHash, insertSession } from '../store/sessions.js';
+import { findUserById } from '../store/users.js';
 import type { Caller } from './caller.js';
 import { effectiveGrants, roleGrants } from './grants.js';
+import { noSuchUser } from './users.js';
 
 export const SESSION_PREFIX = 'qs';
 export const APP_PASSWORD_PREFIX = 'qa';
@@ -19,10 +22,9 @@ export interface IssuedSession {
   session: SessionRecord;
 }
 
-/** Adds a session to `data` (inside a store transaction) and returns its one-time token. */
-export function issueSession(
-  data: SidecarData,
-  user: UserRecord,
+/** A new session of user `userId` and its one-time token; the store's insertSession keeps it. */
+export function newSession(
+  userId: string,
   opts: {
     kind: 'web' | 'installation';
     installationName?: string | null;
@@ -35,7 +37,7 @@ export function issueSession(
   const token = newSecret(SESSION_PREFIX);
   const session: SessionRecord = {
     id: newId(),
-    user_id: user.id,
+    user_id: userId,
     kind: opts.kind,
     installation_name: opts.installationName ?? null,
     token_hash: hashSecret(token),
@@ -44,8 +46,26 @@ export function issueSession(
     last_used_at: null,
     confirmed_at: opts.confirmed ? opts.now : null,
   };
-  data.sessions.push(session);
   return { token, session };
+}
+
+type SessionOptions = Parameters<typeof newSession>[1];
+
+/**
+ * Issues a session of `userId` and keeps it, if the user passes `check` at
+ * that moment (by default: the user still exists).
+ */
+export async function issueSession(
+  store: SidecarStore,
+  userId: string,
+  opts: SessionOptions,
+  check: (user: UserRecord | undefined) => void = (u) => {
+    if (!u) throw noSuchUser(userId);
+  },
+): Promise<IssuedSession> {
+  const issued = newSession(userId, opts);
+  await insertSession(store, issued.session, check);
+  return issued;
 }
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
@@ -61,18 +81,17 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 
 /** Resolves a bearer token to its caller, or throws 401. Disabled users and expired credentials stop at once. */
 export function authenticate(store: SidecarStore, token: string, now: number): Caller {
-  const data = store.snapshot();
   const hash = hashSecret(token);
   /** The credential's owner, who must still exist and be enabled. */
   const userOf = (id: string) => {
-    const user = data.users.find((u) => u.id === id);
+    const user = findUserById(store, id);
     if (!user) throw unauthorized('Unknown or revoked token');
     if (user.disabled) throw unauthorized('This account is disabled');
     return user;
   };
 
   if (token.startsWith(`${SESSION_PREFIX}_`)) {
-    const s = data.sessions.find((x) => x.token_hash === hash);
+    const s = findSessionByTokenHash(store, hash);
     if (!s) throw unauthorized('Unknown or revoked token');
     if (s.expires_at <= now) throw unauthorized('Session expired; sign in again');
     const user = userOf(s.user_id);
@@ -87,7 +106,7 @@ export function authenticate(store: SidecarStore, token: string, now: number): C
     };
   }
   if (token.startsWith(`${APP_PASSWORD_PREFIX}_`)) {
-    const p = data.app_passwords.find((x) => x.token_hash === hash);
+    const p = findAppPasswordByTokenHash(store, hash);
     if (!p) throw unauthorized('Unknown or revoked token');
     if (p.expires_at !== null && p.expires_at <= now) throw unauthorized('App Password expired');
     const user = userOf(p.user_id);

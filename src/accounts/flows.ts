@@ -8,25 +8,23 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../core/errors.js';
 import type { SidecarStore } from '../store/sidecar.js';
-import { authTables, type AuthFlowRecord, type SidecarData } from '../store/schema.js';
+import type { AuthFlowRecord } from '../store/schema.js';
+import { insertFlow, takeFlow as takeFlowRecord } from '../store/sign-in.js';
 
 /** How long a started ceremony stays usable. */
 export const FLOW_TTL_MS = 5 * 60 * 1000;
 
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
-/** Adds a flow to `data` (inside a transaction), sweeping expired ones. */
-export function addFlow(
-  data: SidecarData,
+/** Starts a flow, sweeping expired ones. */
+export async function addFlow(
+  store: SidecarStore,
   flow: Omit<AuthFlowRecord, 'id' | 'created_at' | 'expires_at'>,
   now: number,
   ttlMs = FLOW_TTL_MS,
-): AuthFlowRecord {
-  const t = authTables(data);
-  t.auth_flows = t.auth_flows.filter((f) => f.expires_at > now);
+): Promise<AuthFlowRecord> {
   const record: AuthFlowRecord = { id: randomToken(), created_at: now, expires_at: now + ttlMs, ...flow };
-  t.auth_flows.push(record);
-  data.auth_flows = t.auth_flows;
+  await insertFlow(store, record, now);
   return record;
 }
 
@@ -45,13 +43,7 @@ export async function takeFlow(
   kinds: ReadonlyArray<AuthFlowRecord['kind']>,
   now: number,
 ): Promise<AuthFlowRecord> {
-  const flow = await store.transact((data) => {
-    const t = authTables(data);
-    const i = t.auth_flows.findIndex((f) => f.id === id);
-    if (i < 0) return null;
-    const [f] = t.auth_flows.splice(i, 1);
-    return f!;
-  });
+  const flow = await takeFlowRecord(store, id);
   if (!flow || flow.expires_at <= now || !kinds.includes(flow.kind)) throw flowGone();
   return flow;
 }

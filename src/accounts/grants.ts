@@ -1,6 +1,5 @@
 /** Which scopes a role allows, and how a credential's grants meet an action's needs. */
-import type { Effect, Scope } from '../actions/types.js';
-import type { Access, Grant, Role } from './caller.js';
+import type { Access, Effect, Grant, Role, Scope } from '../core/access.js';
 
 const W = (scope: Grant['scope']): Grant => ({ scope, access: 'write' });
 const R = (scope: Grant['scope']): Grant => ({ scope, access: 'read' });

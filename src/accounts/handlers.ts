@@ -4,47 +4,49 @@
  * calls the domain functions in users.ts / credentials.ts, and returns data.
  */
 import fs from 'node:fs';
-import type { ActionContext } from '../actions/context.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
-import { AppError, errors } from '../core/errors.js';
+import { errors } from '../core/errors.js';
 import { hashSecret, newId, newSecret } from '../core/ids.js';
 import { paths } from '../core/config.js';
-import { authTables, type AppPasswordRecord, type SessionRecord } from '../store/schema.js';
+import type { AppPasswordRecord, SessionRecord } from '../store/schema.js';
+import { oidcLinksOf, passkeysOf, recoveryKeyOf } from '../store/sign-in.js';
+import {
+  appPasswordsOf,
+  deleteAppPassword,
+  deleteSession,
+  deleteSessionsOf,
+  insertAppPassword,
+  liveSessionsOf,
+} from '../store/sessions.js';
+import { listUsers as allUsers, updateUser } from '../store/users.js';
 import type { Caller, Grant } from './caller.js';
 import { APP_PASSWORD_PREFIX } from './credentials.js';
 import { isSubsetOf } from './grants.js';
-import { checkDisplayName, checkUsername, findUser, publicUser, setDisabled, setQuota, setRole } from './users.js';
+import { checkDisplayName, checkUniqueUsername, checkUsername, findUser, noSuchUser, publicUser, setDisabled, setRole } from './users.js';
 
-/** The caller of an action that needs one; dispatch guarantees it for scoped actions. */
-export function callerOf(ctx: ActionContext): Caller {
-  if (!ctx.caller) throw new AppError('unauthorized', 'This action needs a bearer token');
-  return ctx.caller;
-}
 
 const list = <T>(items: T[]) => ({ items, next_cursor: null });
 
 export function currentUser(ctx: ActionContext) {
   const caller = callerOf(ctx);
-  const data = ctx.services.store.snapshot();
-  return publicUser(findUser(data, caller.userId));
+  return publicUser(findUser(ctx.services.store, caller.userId));
 }
 
 export function accountSecurity(ctx: ActionContext) {
   const caller = callerOf(ctx);
-  const data = ctx.services.store.snapshot();
+  const store = ctx.services.store;
   const now = ctx.now();
   const windowMs = ctx.services.config.recentConfirmationSeconds * 1000;
   const confirmedUntil = caller.confirmedAt === null ? null : caller.confirmedAt + windowMs;
   return {
     user_id: caller.userId,
     credential: caller.credential.kind,
-    sessions: data.sessions.filter((s) => s.user_id === caller.userId && s.expires_at > now).length,
-    app_passwords: data.app_passwords.filter((p) => p.user_id === caller.userId).length,
-    passkeys: authTables(data).passkeys.filter((p) => p.user_id === caller.userId).length,
-    oidc_identities: authTables(data)
-      .oidc_links.filter((l) => l.user_id === caller.userId)
-      .map((l) => ({ provider: l.provider, email: l.email, created_at: l.created_at })),
-    recovery_key_set: authTables(data).recovery_keys.some((r) => r.user_id === caller.userId),
+    sessions: liveSessionsOf(store, caller.userId, now).length,
+    app_passwords: appPasswordsOf(store, caller.userId).length,
+    passkeys: passkeysOf(store, caller.userId).length,
+    oidc_identities: oidcLinksOf(store, caller.userId).map((l) => ({ provider: l.provider, email: l.email, created_at: l.created_at })),
+    recovery_key_set: recoveryKeyOf(store, caller.userId) !== undefined,
     recent_confirmation: {
       confirmed_at: caller.confirmedAt,
       fresh_until: confirmedUntil,
@@ -54,7 +56,7 @@ export function accountSecurity(ctx: ActionContext) {
 }
 
 export function listUsers(ctx: ActionContext) {
-  return list(ctx.services.store.snapshot().users.map(publicUser));
+  return list(allUsers(ctx.services.store).map(publicUser));
 }
 
 export async function updateProfile(ctx: ActionContext, body: { display_name: string; username: string }) {
@@ -62,39 +64,42 @@ export async function updateProfile(ctx: ActionContext, body: { display_name: st
   checkUsername(body.username);
   checkDisplayName(body.display_name);
   const config = ctx.services.config;
-  const before = findUser(ctx.services.store.snapshot(), caller.userId).username;
+  const before = findUser(ctx.services.store, caller.userId).username;
   if (before !== body.username) await ctx.services.vaults.release(before);
-  return ctx.services.store.transact((data) => {
-    const me = findUser(data, caller.userId);
+  const me = await updateUser(ctx.services.store, caller.userId, (me, users) => {
     if (body.username !== me.username) {
-      const clash = data.users.find((u) => u.id !== me.id && u.username.toLowerCase() === body.username.toLowerCase());
-      if (clash) {
-        throw new AppError('name_conflict_case', `username "${body.username}" is taken (as "${clash.username}"; usernames ignore case)`, {
-          details: { field: 'username', existing: clash.username },
-        });
-      }
+      checkUniqueUsername(users, body.username, me.id);
       // The Home folder carries the username; move it in the same step so the two never disagree. A Home given with --home stays where it is.
       const from = paths.home(config, me.username);
       if (!me.home_path && fs.existsSync(from)) fs.renameSync(from, paths.home(config, body.username));
       me.username = body.username;
     }
     me.display_name = body.display_name;
-    return publicUser(me);
   });
+  if (!me) throw noSuchUser(caller.userId);
+  return publicUser(me);
+}
+
+async function changeUser(ctx: ActionContext, id: string, change: Parameters<typeof updateUser>[2]) {
+  const user = await updateUser(ctx.services.store, id, change);
+  if (!user) throw noSuchUser(id);
+  return publicUser(user);
 }
 
 export function updateRole(ctx: ActionContext, id: string, role: string) {
   const caller = callerOf(ctx);
-  return ctx.services.store.transact((data) => publicUser(setRole(data, caller, id, role)));
+  return changeUser(ctx, id, (target, users) => setRole(target, users, caller, role));
 }
 
 export function updateDisabled(ctx: ActionContext, id: string, disabled: boolean) {
   const caller = callerOf(ctx);
-  return ctx.services.store.transact((data) => publicUser(setDisabled(data, caller, id, disabled)));
+  return changeUser(ctx, id, (target, users) => setDisabled(target, users, caller, disabled));
 }
 
 export function updateQuota(ctx: ActionContext, id: string, quota: number | null) {
-  return ctx.services.store.transact((data) => publicUser(setQuota(data, id, quota)));
+  return changeUser(ctx, id, (target) => {
+    target.quota_override_bytes = quota;
+  });
 }
 
 function publicSession(s: SessionRecord, caller: Caller) {
@@ -111,37 +116,25 @@ function publicSession(s: SessionRecord, caller: Caller) {
 
 export function listSessions(ctx: ActionContext) {
   const caller = callerOf(ctx);
-  const now = ctx.now();
-  const data = ctx.services.store.snapshot();
-  return list(
-    data.sessions.filter((s) => s.user_id === caller.userId && s.expires_at > now).map((s) => publicSession(s, caller)),
-  );
+  return list(liveSessionsOf(ctx.services.store, caller.userId, ctx.now()).map((s) => publicSession(s, caller)));
 }
 
 export async function revokeSession(ctx: ActionContext, id: string) {
   const caller = callerOf(ctx);
-  return ctx.services.store.transact((data) => {
-    const i = data.sessions.findIndex((s) => s.id === id && s.user_id === caller.userId);
-    if (i < 0) throw errors.notFound(`No session ${id} of yours`, { id });
-    data.sessions.splice(i, 1);
-    return { revoked: id };
-  });
+  if (!(await deleteSession(ctx.services.store, id, caller.userId))) throw errors.notFound(`No session ${id} of yours`, { id });
+  return { revoked: id };
 }
 
 export async function revokeAll(ctx: ActionContext, keepCurrent: boolean) {
   const caller = callerOf(ctx);
   const currentId = caller.credential.kind === 'session' ? caller.credential.id : null;
-  const n = await ctx.services.store.transact((data) => {
-    const before = data.sessions.length;
-    data.sessions = data.sessions.filter((s) => s.user_id !== caller.userId || (keepCurrent && s.id === currentId));
-    return before - data.sessions.length;
-  });
+  const n = await deleteSessionsOf(ctx.services.store, caller.userId, keepCurrent ? currentId : null);
   return reply(`Revoked ${n} session${n === 1 ? '' : 's'}${keepCurrent && currentId ? '; this session stays signed in' : ''}.\n`, {
     contentType: 'text/plain; charset=utf-8',
   });
 }
 
-function endCurrentSession(ctx: ActionContext, only?: 'installation') {
+async function endCurrentSession(ctx: ActionContext, only?: 'installation') {
   const caller = callerOf(ctx);
   const cred = caller.credential;
   if (cred.kind !== 'session') {
@@ -154,10 +147,8 @@ function endCurrentSession(ctx: ActionContext, only?: 'installation') {
       reason: 'not_a_cli_session',
     });
   }
-  return ctx.services.store.transact((data) => {
-    data.sessions = data.sessions.filter((s) => s.id !== cred.id);
-    return { revoked: cred.id };
-  });
+  await deleteSession(ctx.services.store, cred.id);
+  return { revoked: cred.id };
 }
 
 export const signOut = (ctx: ActionContext) => endCurrentSession(ctx);
@@ -178,7 +169,7 @@ function publicAppPassword(p: AppPasswordRecord) {
 
 export function listAppPasswords(ctx: ActionContext) {
   const caller = callerOf(ctx);
-  return list(ctx.services.store.snapshot().app_passwords.filter((p) => p.user_id === caller.userId).map(publicAppPassword));
+  return list(appPasswordsOf(ctx.services.store, caller.userId).map(publicAppPassword));
 }
 
 /** A Home prefix is a folder path inside the Home: relative, forward slashes, no `.` or `..`. */
@@ -232,18 +223,12 @@ export async function createAppPassword(
     created_at: now,
     last_used_at: null,
   };
-  await ctx.services.store.transact((data) => {
-    data.app_passwords.push(record);
-  });
+  await insertAppPassword(ctx.services.store, record);
   return reply({ app_password: publicAppPassword(record), password }, { status: 201 });
 }
 
 export async function revokeAppPassword(ctx: ActionContext, id: string) {
   const caller = callerOf(ctx);
-  return ctx.services.store.transact((data) => {
-    const i = data.app_passwords.findIndex((p) => p.id === id && p.user_id === caller.userId);
-    if (i < 0) throw errors.notFound(`No App Password ${id} of yours`, { id });
-    data.app_passwords.splice(i, 1);
-    return { revoked: id };
-  });
+  if (!(await deleteAppPassword(ctx.services.store, caller.userId, id))) throw errors.notFound(`No App Password ${id} of yours`, { id });
+  return { revoked: id };
 }

@@ -2,14 +2,15 @@
  * Invite links and the Instance's sign-in policy: open signup, whether the
  * share dialog may invite, and the sign-in options the browser pages show.
  */
-import type { ActionContext } from '../actions/context.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { publicBaseUrl, relyingParty } from '../core/config.js';
 import { errors } from '../core/errors.js';
 import { hashSecret, newId, newSecret } from '../core/ids.js';
-import { authTables, type InviteRecord } from '../store/schema.js';
+import type { InviteRecord } from '../store/schema.js';
+import { insertInvite, listInvites as allInvites, updateInvite } from '../store/sign-in.js';
+import { hasUsers, instanceSettings, updateInstance } from '../store/users.js';
 import type { Role } from './caller.js';
-import { callerOf } from './handlers.js';
 import { checkTtl } from './passkeys.js';
 
 export const INVITE_PREFIX = 'qi';
@@ -58,59 +59,51 @@ export async function createInvite(ctx: ActionContext, body: { role: Role; quota
     used_by: null,
     revoked_at: null,
   };
-  await ctx.services.store.transact((data) => {
-    authTables(data).invites.push(invite);
-  });
+  await insertInvite(ctx.services.store, invite);
   const url = `${publicBaseUrl(ctx.services.config)}/invite#token=${token}`;
   return reply({ invite: publicInvite(invite, now), token, url }, { status: 201 });
 }
 
 export function listInvites(ctx: ActionContext) {
   const now = ctx.now();
-  const items = [...authTables(ctx.services.store.snapshot()).invites]
+  const items = [...allInvites(ctx.services.store)]
     .sort((a, b) => b.created_at - a.created_at)
     .map((i) => publicInvite(i, now));
   return { items, next_cursor: null };
 }
 
-export function revokeInvite(ctx: ActionContext, id: string) {
+export async function revokeInvite(ctx: ActionContext, id: string) {
   const now = ctx.now();
-  return ctx.services.store.transact((data) => {
-    const inv = authTables(data).invites.find((i) => i.id === id);
-    if (!inv) throw errors.notFound(`No invite ${id}`, { id });
+  const inv = await updateInvite(ctx.services.store, id, (inv) => {
     if (inv.used_at !== null) throw errors.conflict('This invite was already used', { reason: 'invite_used' });
     inv.revoked_at ??= now;
-    return publicInvite(inv, now);
   });
+  if (!inv) throw errors.notFound(`No invite ${id}`, { id });
+  return publicInvite(inv, now);
 }
 
-export function setSignup(ctx: ActionContext, open: boolean) {
-  return ctx.services.store.transact((data) => {
-    data.instance.open_signup = open;
-    return { open_signup: open };
-  });
+export async function setSignup(ctx: ActionContext, open: boolean) {
+  await updateInstance(ctx.services.store, { open_signup: open });
+  return { open_signup: open };
 }
 
 export function shareInvitesSetting(ctx: ActionContext) {
-  return { share_invites: ctx.services.store.snapshot().instance.share_invites };
+  return { share_invites: instanceSettings(ctx.services.store).share_invites };
 }
 
-export function setShareInvitesSetting(ctx: ActionContext, value: boolean) {
-  return ctx.services.store.transact((data) => {
-    data.instance.share_invites = value;
-    return { share_invites: value };
-  });
+export async function setShareInvitesSetting(ctx: ActionContext, value: boolean) {
+  await updateInstance(ctx.services.store, { share_invites: value });
+  return { share_invites: value };
 }
 
 /** What the sign-in pages need to know before anyone signs in. Reveals no User data. */
 export function authOptions(ctx: ActionContext) {
-  const data = ctx.services.store.snapshot();
   const config = ctx.services.config;
   const rp = relyingParty(config);
   return {
     instance_name: config.instanceName,
-    setup_required: data.users.length === 0,
-    open_signup: data.instance.open_signup,
+    setup_required: !hasUsers(ctx.services.store),
+    open_signup: instanceSettings(ctx.services.store).open_signup,
     passkeys: true,
     rp_id: rp.id,
     origin: rp.origin,

@@ -6,16 +6,16 @@
  * re-authenticating for a recent confirmation.
  */
 import * as client from 'openid-client';
-import type { ActionContext } from '../actions/context.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { publicBaseUrl, type Config, type OidcProviderConfig } from '../core/config.js';
 import { AppError, errors } from '../core/errors.js';
-import { authTables, type AuthFlowRecord } from '../store/schema.js';
+import type { AuthFlowRecord } from '../store/schema.js';
+import { deleteOidcLink, findOidcLinkBySubject, linkIdentity, oidcLinksOf, takeOidcFlow as takeOidcFlowRecord } from '../store/sign-in.js';
 import { issueSession } from './credentials.js';
 import { addFlow } from './flows.js';
-import { callerOf } from './handlers.js';
 import { confirmSession, hasOtherSignIn, sessionOut } from './passkeys.js';
-import { findUser, publicUser } from './users.js';
+import { noSuchUser, publicUser } from './users.js';
 
 type Purpose = 'login' | 'link' | 'reauth';
 
@@ -63,8 +63,11 @@ async function startOidc(ctx: ActionContext, key: string, purpose: Purpose, user
     nonce,
     ...(purpose === 'reauth' ? { prompt: 'login', max_age: '0' } : {}),
   });
-  const flow = await ctx.services.store.transact((d) =>
-    addFlow(d, { kind: 'oidc', challenge: state, user_id: userId, session_id: sessionId, data: { provider: key, purpose, verifier, nonce } }, ctx.now(), 10 * 60 * 1000),
+  const flow = await addFlow(
+    ctx.services.store,
+    { kind: 'oidc', challenge: state, user_id: userId, session_id: sessionId, data: { provider: key, purpose, verifier, nonce } },
+    ctx.now(),
+    10 * 60 * 1000,
   );
   return { flow: flow.id, state, provider: key, purpose, authorization_url: url.toString(), expires_at: flow.expires_at };
 }
@@ -86,7 +89,7 @@ export function oidcLinkStart(ctx: ActionContext, key: string) {
 
 export function oidcReauthStart(ctx: ActionContext, key: string) {
   const { userId, sessionId } = sessionIdOf(ctx);
-  if (!authTables(ctx.services.store.snapshot()).oidc_links.some((l) => l.user_id === userId && l.provider === key)) {
+  if (!oidcLinksOf(ctx.services.store, userId).some((l) => l.provider === key)) {
     throw errors.conflict(`Your account has no identity from ${key} linked; link one first`, { reason: 'not_linked' });
   }
   return startOidc(ctx, key, 'reauth', userId, sessionId);
@@ -95,11 +98,7 @@ export function oidcReauthStart(ctx: ActionContext, key: string) {
 /** Takes the OIDC flow whose state is `state` (single use). */
 async function takeOidcFlow(ctx: ActionContext, key: string, state: string): Promise<AuthFlowRecord> {
   const now = ctx.now();
-  const flow = await ctx.services.store.transact((data) => {
-    const t = authTables(data);
-    const i = t.auth_flows.findIndex((f) => f.kind === 'oidc' && f.challenge === state);
-    return i < 0 ? null : t.auth_flows.splice(i, 1)[0]!;
-  });
+  const flow = await takeOidcFlowRecord(ctx.services.store, state);
   if (!flow || flow.expires_at <= now || flow.data.provider !== key) {
     throw new AppError('bad_request', 'Unknown, used or expired state; start the sign-in again', {
       details: { field: 'state', reason: 'flow_expired' },
@@ -153,40 +152,37 @@ export async function finishOidc(ctx: ActionContext, key: string, input: Callbac
   const purpose = flow.data.purpose as Purpose;
   const config = ctx.services.config;
   if (purpose === 'login') {
-    return ctx.services.store.transact((data) => {
-      const link = authTables(data).oidc_links.find((l) => l.provider === key && l.subject === sub);
-      if (!link) {
-        throw errors.forbidden(`This ${p.name} identity is not linked to an account; sign in with a passkey and link it first`, {
-          reason: 'identity_not_linked',
-        });
-      }
-      const user = findUser(data, link.user_id);
-      if (user.disabled) throw errors.unauthorized('This account is disabled');
-      const kind = input.kind ?? 'web';
-      const installationName = kind === 'installation' ? (input.installation_name?.trim() || 'installation').slice(0, 100) : null;
-      const issued = issueSession(data, user, { kind, installationName, now, config, confirmed: true });
-      return { purpose, user: publicUser(user), ...sessionOut(issued.token, issued.session) };
+    const link = findOidcLinkBySubject(ctx.services.store, key, sub);
+    if (!link) {
+      throw errors.forbidden(`This ${p.name} identity is not linked to an account; sign in with a passkey and link it first`, {
+        reason: 'identity_not_linked',
+      });
+    }
+    const kind = input.kind ?? 'web';
+    const installationName = kind === 'installation' ? (input.installation_name?.trim() || 'installation').slice(0, 100) : null;
+    let user: ReturnType<typeof publicUser> | undefined;
+    const issued = await issueSession(ctx.services.store, link.user_id, { kind, installationName, now, config, confirmed: true }, (u) => {
+      if (!u) throw noSuchUser(link.user_id);
+      if (u.disabled) throw errors.unauthorized('This account is disabled');
+      user = publicUser(u);
     });
+    return { purpose, user: user!, ...sessionOut(issued.token, issued.session) };
   }
   if (purpose === 'link') {
-    return ctx.services.store.transact((data) => {
-      const s = data.sessions.find((x) => x.id === flow.session_id && x.expires_at > now);
-      if (!s) throw errors.unauthorized('The session that started linking has ended');
+    const link = { user_id: flow.user_id!, provider: key, subject: sub, email, created_at: now };
+    await linkIdentity(ctx.services.store, link, flow.session_id, ({ session: s, linkedTo }) => {
+      if (!s || s.expires_at <= now) throw errors.unauthorized('The session that started linking has ended');
       const fresh = s.confirmed_at !== null && now - s.confirmed_at <= config.recentConfirmationSeconds * 1000;
       if (!fresh) {
         throw errors.forbidden('Linking needs a recent confirmation; confirm and start again', { reason: 'recent_confirmation_required' });
       }
-      const t = authTables(data);
-      const other = t.oidc_links.find((l) => l.provider === key && l.subject === sub && l.user_id !== flow.user_id);
-      if (other) throw errors.conflict('This identity is already linked to another account', { reason: 'identity_taken' });
-      t.oidc_links = t.oidc_links.filter((l) => !(l.user_id === flow.user_id && l.provider === key));
-      const link = { user_id: flow.user_id!, provider: key, subject: sub, email, created_at: now };
-      t.oidc_links.push(link);
-      data.oidc_links = t.oidc_links;
-      return { purpose, linked: { provider: key, subject: sub, email, created_at: now } };
+      if (linkedTo && linkedTo.user_id !== flow.user_id) {
+        throw errors.conflict('This identity is already linked to another account', { reason: 'identity_taken' });
+      }
     });
+    return { purpose, linked: { provider: key, subject: sub, email, created_at: now } };
   }
-  const link = authTables(ctx.services.store.snapshot()).oidc_links.find((l) => l.user_id === flow.user_id && l.provider === key);
+  const link = oidcLinksOf(ctx.services.store, flow.user_id!).find((l) => l.provider === key);
   if (!link || link.subject !== sub) {
     throw errors.forbidden('This is not the identity linked to your account', { reason: 'identity_mismatch' });
   }
@@ -209,18 +205,13 @@ export async function browserCallback(ctx: ActionContext, key: string, query: Ca
 
 export async function oidcUnlink(ctx: ActionContext, key: string) {
   const caller = callerOf(ctx);
-  return ctx.services.store.transact((data) => {
-    const t = authTables(data);
-    if (!t.oidc_links.some((l) => l.user_id === caller.userId && l.provider === key)) {
-      throw errors.notFound(`No identity from ${key} is linked to your account`, { provider: key });
-    }
-    if (!hasOtherSignIn(data, caller.userId, null, key)) {
+  const unlinked = await deleteOidcLink(ctx.services.store, caller.userId, key, (methods) => {
+    if (!hasOtherSignIn(methods, null, key)) {
       throw errors.conflict('This is your last way to sign in; add a passkey first', { reason: 'last_sign_in_method' });
     }
-    t.oidc_links = t.oidc_links.filter((l) => !(l.user_id === caller.userId && l.provider === key));
-    data.oidc_links = t.oidc_links;
-    return { unlinked: key };
   });
+  if (!unlinked) throw errors.notFound(`No identity from ${key} is linked to your account`, { provider: key });
+  return { unlinked: key };
 }
 
 /** Refuses an `iss` in the browser callback that is not the provider's issuer (RFC 9207 mix-up defence). */

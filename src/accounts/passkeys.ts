@@ -14,17 +14,33 @@ import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { ActionContext } from '../actions/context.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { relyingParty } from '../core/config.js';
 import { AppError, errors } from '../core/errors.js';
 import { hashSecret, newId, newSecret, sameSecret } from '../core/ids.js';
-import { authTables, type AuthFlowRecord, type PasskeyRecord, type SidecarData, type UserRecord } from '../store/schema.js';
+import type { AuthFlowRecord, PasskeyRecord, UserRecord } from '../store/schema.js';
+import type { SidecarStore } from '../store/sidecar.js';
+import { confirmSession as markConfirmed } from '../store/sessions.js';
+import {
+  completeRegistration,
+  deletePasskey,
+  findInviteByTokenHash,
+  findPasskey,
+  findReenrolLinkByTokenHash,
+  passkeysOf,
+  recoveryKeyOf,
+  replaceRecoveryKey,
+  insertReenrolLink,
+  signInMethodsOf,
+  updatePasskey,
+  type SignInMethods,
+} from '../store/sign-in.js';
+import { findUserById, findUserByName, hasUsers, instanceSettings, listUsers } from '../store/users.js';
 import type { Caller, Role } from './caller.js';
-import { issueSession } from './credentials.js';
+import { issueSession, newSession } from './credentials.js';
 import { addFlow, takeFlow } from './flows.js';
-import { callerOf } from './handlers.js';
-import { checkDisplayName, checkRole, checkUniqueUsername, checkUsername, createUser, ensureHomeFolder, findUser, publicUser } from './users.js';
+import { checkDisplayName, checkRole, checkUniqueUsername, checkUsername, ensureHomeFolder, findUser, newUser, noSuchUser, publicUser } from './users.js';
 
 const enc = new TextEncoder();
 
@@ -48,15 +64,9 @@ export function publicPasskey(p: PasskeyRecord) {
   };
 }
 
-const passkeysOf = (data: Readonly<SidecarData>, userId: string) => authTables(data).passkeys.filter((p) => p.user_id === userId);
-
 /** True when the user can still sign in without passkey `exceptId` (another passkey or a linked identity). */
-export function hasOtherSignIn(data: Readonly<SidecarData>, userId: string, exceptPasskeyId: string | null, exceptProvider: string | null = null): boolean {
-  const t = authTables(data);
-  return (
-    t.passkeys.some((p) => p.user_id === userId && p.id !== exceptPasskeyId) ||
-    t.oidc_links.some((l) => l.user_id === userId && l.provider !== exceptProvider)
-  );
+export function hasOtherSignIn(methods: SignInMethods, exceptPasskeyId: string | null, exceptProvider: string | null = null): boolean {
+  return methods.passkeys.some((p) => p.id !== exceptPasskeyId) || methods.identities.some((l) => l.provider !== exceptProvider);
 }
 
 function sessionOf(caller: Caller): string {
@@ -83,11 +93,9 @@ async function registrationOptions(ctx: ActionContext, user: { id: string; usern
 }
 
 async function startRegistration(ctx: ActionContext, data: RegisterData, user: { id: string; username: string; display_name: string }, opts: { userId: string | null; sessionId?: string | null }) {
-  const snapshot = ctx.services.store.snapshot();
-  const options = await registrationOptions(ctx, user, opts.userId ? passkeysOf(snapshot, opts.userId) : []);
-  const flow = await ctx.services.store.transact((d) =>
-    addFlow(
-      d,
+  const options = await registrationOptions(ctx, user, opts.userId ? passkeysOf(ctx.services.store, opts.userId) : []);
+  const flow = await addFlow(
+      ctx.services.store,
       {
         kind: data.purpose === 'add' ? 'add' : 'register',
         challenge: options.challenge,
@@ -96,15 +104,14 @@ async function startRegistration(ctx: ActionContext, data: RegisterData, user: {
         data: data as unknown as Record<string, unknown>,
       },
       ctx.now(),
-    ),
-  );
+    );
   return { flow: flow.id, expires_at: flow.expires_at, options };
 }
 
-function newUserFrom(data: Readonly<SidecarData>, body: { username: string; display_name: string }, role: Role, quota: number | null) {
+function newUserFrom(users: readonly UserRecord[], body: { username: string; display_name: string }, role: Role, quota: number | null) {
   checkUsername(body.username);
   checkDisplayName(body.display_name);
-  checkUniqueUsername(data as SidecarData, body.username);
+  checkUniqueUsername(users, body.username);
   return { id: newId(), username: body.username, display_name: body.display_name, role, quota_override_bytes: quota };
 }
 
@@ -112,24 +119,23 @@ function newUserFrom(data: Readonly<SidecarData>, body: { username: string; disp
 // Starting a registration
 
 export async function setupStart(ctx: ActionContext, body: { display_name: string; token?: string | null; username: string }) {
-  const data = ctx.services.store.snapshot();
-  if (data.users.length > 0) {
+  const store = ctx.services.store;
+  if (hasUsers(store)) {
     throw errors.conflict('This Instance is already set up; sign in, or ask an admin for an invite', { reason: 'already_set_up' });
   }
-  const expected = data.instance.setup_token_hash;
+  const expected = instanceSettings(store).setup_token_hash;
   if (!body.token || !expected || !sameSecret(hashSecret(body.token), expected)) {
     throw errors.forbidden('The setup token is missing or wrong; use the one printed when the server started', {
       reason: 'bad_setup_token',
     });
   }
-  const user = newUserFrom(data, body, 'owner', null);
+  const user = newUserFrom(listUsers(store), body, 'owner', null);
   return startRegistration(ctx, { purpose: 'setup', new_user: user }, user, { userId: null });
 }
 
 /** Finds the active invite whose token is `token`, or throws 403. */
-export function activeInvite(data: Readonly<SidecarData>, token: string, now: number) {
-  const hash = hashSecret(token);
-  const inv = authTables(data).invites.find((i) => i.token_hash === hash);
+export function activeInvite(store: SidecarStore, token: string, now: number) {
+  const inv = findInviteByTokenHash(store, hashSecret(token));
   if (!inv || inv.revoked_at !== null || inv.used_at !== null || inv.expires_at <= now) {
     throw errors.forbidden('This invite link is unknown, used, revoked or expired', { reason: 'invite_invalid' });
   }
@@ -137,37 +143,34 @@ export function activeInvite(data: Readonly<SidecarData>, token: string, now: nu
 }
 
 export async function inviteStart(ctx: ActionContext, body: { display_name: string; token?: string | null; username: string }) {
-  const data = ctx.services.store.snapshot();
+  const store = ctx.services.store;
   if (!body.token) {
-    if (!data.instance.open_signup) {
+    if (!instanceSettings(store).open_signup) {
       throw errors.forbidden('Signup needs an invite on this Instance', { reason: 'invite_required' });
     }
-    const user = newUserFrom(data, body, 'member', null);
+    const user = newUserFrom(listUsers(store), body, 'member', null);
     return startRegistration(ctx, { purpose: 'signup', new_user: user }, user, { userId: null });
   }
-  const inv = activeInvite(data, body.token, ctx.now());
-  const user = newUserFrom(data, body, inv.role, inv.quota_override_bytes);
+  const inv = activeInvite(store, body.token, ctx.now());
+  const user = newUserFrom(listUsers(store), body, inv.role, inv.quota_override_bytes);
   return startRegistration(ctx, { purpose: 'invite', new_user: user, invite_id: inv.id }, user, { userId: null });
 }
 
 export async function reenrolStart(ctx: ActionContext, token: string) {
-  const data = ctx.services.store.snapshot();
   const now = ctx.now();
-  const hash = hashSecret(token);
-  const link = authTables(data).reenrol_links.find((l) => l.token_hash === hash);
+  const link = findReenrolLinkByTokenHash(ctx.services.store, hashSecret(token));
   if (!link || link.used_at !== null || link.expires_at <= now) {
     throw errors.forbidden('This re-enrolment link is unknown, used or expired', { reason: 'reenrol_invalid' });
   }
-  const user = findUser(data as SidecarData, link.user_id);
+  const user = findUser(ctx.services.store, link.user_id);
   if (user.disabled) throw errors.forbidden('This account is disabled', { reason: 'disabled' });
   return startRegistration(ctx, { purpose: 'reenrol', reenrol_id: link.id }, user, { userId: user.id });
 }
 
 export async function recoveryStart(ctx: ActionContext, body: { key: string; username: string }) {
-  const data = ctx.services.store.snapshot();
   const refuse = () => errors.forbidden('Unknown username or wrong recovery key', { reason: 'recovery_invalid' });
-  const user = data.users.find((u) => u.username.toLowerCase() === body.username.toLowerCase());
-  const rec = user ? authTables(data).recovery_keys.find((r) => r.user_id === user.id) : undefined;
+  const user = findUserByName(ctx.services.store, body.username);
+  const rec = user ? recoveryKeyOf(ctx.services.store, user.id) : undefined;
   // Compare even when there is no key, so both failures take the same time.
   const ok = sameSecret(hashSecret(body.key), rec?.key_hash ?? hashSecret(newSecret('x')));
   if (!user || !rec || !ok) throw refuse();
@@ -178,7 +181,7 @@ export async function recoveryStart(ctx: ActionContext, body: { key: string; use
 export async function addStart(ctx: ActionContext) {
   const caller = callerOf(ctx);
   const sessionId = sessionOf(caller);
-  const user = findUser(ctx.services.store.snapshot() as SidecarData, caller.userId);
+  const user = findUser(ctx.services.store, caller.userId);
   return startRegistration(ctx, { purpose: 'add' }, user, { userId: user.id, sessionId });
 }
 
@@ -210,70 +213,63 @@ export async function registerFinish(ctx: ActionContext, body: { credential: unk
     });
   }
   const d = flow.data as unknown as RegisterData;
-  const result = await ctx.services.store.transact((data) => {
-    const t = authTables(data);
-    if (t.passkeys.some((p) => p.id === info.credential.id)) {
-      throw errors.conflict('This passkey is already registered', { reason: 'passkey_exists' });
-    }
-    let user: UserRecord;
-    if (d.new_user) {
-      if (d.purpose === 'setup' && data.users.length > 0) {
-        throw errors.conflict('This Instance was set up meanwhile', { reason: 'already_set_up' });
-      }
-      if (d.invite_id) {
-        const inv = t.invites.find((i) => i.id === d.invite_id);
-        if (!inv || inv.revoked_at !== null || inv.used_at !== null || inv.expires_at <= now) {
+  const userId = d.new_user?.id ?? flow.user_id!;
+  const passkey: PasskeyRecord = {
+    id: info.credential.id,
+    user_id: userId,
+    name,
+    public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+    counter: info.credential.counter,
+    transports: (info.credential.transports ?? []) as string[],
+    device_type: info.credentialDeviceType,
+    backed_up: info.credentialBackedUp,
+    created_at: now,
+    last_used_at: null,
+  };
+  const issued = d.purpose === 'add' ? null : newSession(userId, { kind: 'web', now, config: ctx.services.config, confirmed: true });
+  const nu = d.new_user;
+  const user = await completeRegistration(ctx.services.store, {
+    passkey,
+    newUser: nu
+      ? (users) => {
+          checkRole(nu.role);
+          return newUser(users, { id: nu.id, username: nu.username, displayName: nu.display_name, role: nu.role, quotaOverrideBytes: nu.quota_override_bytes, now });
+        }
+      : undefined,
+    inviteId: d.invite_id,
+    reenrolLinkId: d.reenrol_id,
+    dropRecoveryKey: d.purpose === 'recovery',
+    startedBy: d.purpose === 'add' ? flow.session_id : null,
+    session: issued?.session,
+    now,
+    check: (state) => {
+      if (state.passkeyTaken) throw errors.conflict('This passkey is already registered', { reason: 'passkey_exists' });
+      if (nu) {
+        if (d.purpose === 'setup' && state.users.length > 0) {
+          throw errors.conflict('This Instance was set up meanwhile', { reason: 'already_set_up' });
+        }
+        const inv = state.invite;
+        if (d.invite_id && (!inv || inv.revoked_at !== null || inv.used_at !== null || inv.expires_at <= now)) {
           throw errors.forbidden('This invite link was used, revoked or expired meanwhile', { reason: 'invite_invalid' });
         }
-        inv.used_at = now;
-        inv.used_by = d.new_user.id;
+        if (d.purpose === 'signup' && !state.instance.open_signup) {
+          throw errors.forbidden('Signup was closed meanwhile', { reason: 'invite_required' });
+        }
+        return;
       }
-      if (d.purpose === 'signup' && !data.instance.open_signup) {
-        throw errors.forbidden('Signup was closed meanwhile', { reason: 'invite_required' });
+      if (!state.user) throw noSuchUser(userId);
+      if (state.user.disabled) throw errors.forbidden('This account is disabled', { reason: 'disabled' });
+      if (d.reenrol_id && (!state.reenrolLink || state.reenrolLink.used_at !== null)) {
+        throw errors.forbidden('This re-enrolment link was used meanwhile', { reason: 'reenrol_invalid' });
       }
-      checkRole(d.new_user.role);
-      user = createUser(data, {
-        id: d.new_user.id,
-        username: d.new_user.username,
-        displayName: d.new_user.display_name,
-        role: d.new_user.role,
-        quotaOverrideBytes: d.new_user.quota_override_bytes,
-        now,
-      });
-    } else {
-      user = findUser(data, flow.user_id!);
-      if (user.disabled) throw errors.forbidden('This account is disabled', { reason: 'disabled' });
-      if (d.reenrol_id) {
-        const link = t.reenrol_links.find((l) => l.id === d.reenrol_id);
-        if (!link || link.used_at !== null) throw errors.forbidden('This re-enrolment link was used meanwhile', { reason: 'reenrol_invalid' });
-        link.used_at = now;
-      }
-      if (d.purpose === 'recovery') {
-        // A recovery key works once; the user makes a new one after signing in.
-        t.recovery_keys = t.recovery_keys.filter((r) => r.user_id !== user.id);
-      }
-      if (d.purpose === 'add' && !data.sessions.some((s) => s.id === flow.session_id && s.expires_at > now)) {
+      if (d.purpose === 'add' && !(state.session && state.session.expires_at > now)) {
         throw errors.unauthorized('The session that started adding this passkey has ended');
       }
-    }
-    const passkey: PasskeyRecord = {
-      id: info.credential.id,
-      user_id: user.id,
-      name,
-      public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
-      counter: info.credential.counter,
-      transports: (info.credential.transports ?? []) as string[],
-      device_type: info.credentialDeviceType,
-      backed_up: info.credentialBackedUp,
-      created_at: now,
-      last_used_at: null,
-    };
-    t.passkeys.push(passkey);
-    Object.assign(data, t);
-    if (d.purpose === 'add') return { user: publicUser(user), passkey: publicPasskey(passkey) };
-    const issued = issueSession(data, user, { kind: 'web', now, config: ctx.services.config, confirmed: true });
-    return { user: publicUser(user), passkey: publicPasskey(passkey), ...sessionOut(issued.token, issued.session) };
+    },
   });
+  const result = issued
+    ? { user: publicUser(user), passkey: publicPasskey(passkey), ...sessionOut(issued.token, issued.session) }
+    : { user: publicUser(user), passkey: publicPasskey(passkey) };
   if (d.new_user) await ensureHomeFolder(ctx.services.config, d.new_user.username);
   return reply(result, { status: 201 });
 }
@@ -287,7 +283,7 @@ export function sessionOut(token: string, s: { id: string; kind: string; install
 
 async function startAssertion(ctx: ActionContext, kind: AuthFlowRecord['kind'], userId: string | null, sessionId: string | null, extra: Record<string, unknown> = {}) {
   const rp = relyingParty(ctx.services.config);
-  const allow = userId ? passkeysOf(ctx.services.store.snapshot(), userId) : [];
+  const allow = userId ? passkeysOf(ctx.services.store, userId) : [];
   if (userId && allow.length === 0) {
     throw errors.conflict('This account has no passkey; confirm with your identity provider instead (oidc_reauth_start)', {
       reason: 'no_passkeys',
@@ -298,9 +294,7 @@ async function startAssertion(ctx: ActionContext, kind: AuthFlowRecord['kind'], 
     userVerification: 'preferred',
     allowCredentials: allow.map((p) => ({ id: p.id, transports: p.transports })),
   });
-  const flow = await ctx.services.store.transact((d) =>
-    addFlow(d, { kind, challenge: options.challenge, user_id: userId, session_id: sessionId, data: extra }, ctx.now()),
-  );
+  const flow = await addFlow(ctx.services.store, { kind, challenge: options.challenge, user_id: userId, session_id: sessionId, data: extra }, ctx.now());
   return { flow: flow.id, expires_at: flow.expires_at, options };
 }
 
@@ -314,11 +308,10 @@ async function verifyAssertion(ctx: ActionContext, flow: AuthFlowRecord, credent
     new AppError('unauthorized', `The passkey check failed: ${why}`, { details: { reason: 'passkey_check_failed' } });
   const response = credential as AuthenticationResponseJSON;
   if (!response || typeof response !== 'object' || typeof response.id !== 'string') throw fail('no credential');
-  const data = ctx.services.store.snapshot();
-  const passkey = authTables(data).passkeys.find((p) => p.id === response.id);
+  const passkey = findPasskey(ctx.services.store, response.id);
   if (!passkey) throw fail('unknown passkey');
   if (flow.user_id && passkey.user_id !== flow.user_id) throw fail('this passkey belongs to another account');
-  const user = data.users.find((u) => u.id === passkey.user_id);
+  const user = findUserById(ctx.services.store, passkey.user_id);
   if (!user) throw fail('unknown passkey');
   if (user.disabled) throw errors.unauthorized('This account is disabled');
   const rp = relyingParty(ctx.services.config);
@@ -343,15 +336,13 @@ async function verifyAssertion(ctx: ActionContext, flow: AuthFlowRecord, credent
     throw fail((e as Error).message);
   }
   const now = ctx.now();
-  const updated = await ctx.services.store.transact((d) => {
-    const p = authTables(d).passkeys.find((x) => x.id === passkey.id);
-    if (!p) throw fail('the passkey was removed meanwhile');
+  const updated = await updatePasskey(ctx.services.store, passkey.id, (p) => {
     // Another finish may have raced us with the same counter: refuse a counter that did not grow.
     if ((newCounter !== 0 || p.counter !== 0) && newCounter <= p.counter) throw fail('signature counter did not increase');
     p.counter = newCounter;
     p.last_used_at = now;
-    return { ...p };
   });
+  if (!updated) throw fail('the passkey was removed meanwhile');
   return { passkey: updated, user: { ...user } };
 }
 
@@ -365,12 +356,8 @@ export async function loginFinish(
   const flow = await takeFlow(ctx.services.store, body.flow, ['login'], now);
   const { user } = await verifyAssertion(ctx, flow, body.credential);
   const installationName = body.kind === 'installation' ? (body.installation_name?.trim() || 'installation').slice(0, 100) : null;
-  const out = await ctx.services.store.transact((data) => {
-    const u = findUser(data, user.id);
-    const issued = issueSession(data, u, { kind: body.kind, installationName, now, config: ctx.services.config, confirmed: true });
-    return { user: publicUser(u), ...sessionOut(issued.token, issued.session) };
-  });
-  return reply(out, { status: 201 });
+  const issued = await issueSession(ctx.services.store, user.id, { kind: body.kind, installationName, now, config: ctx.services.config, confirmed: true });
+  return reply({ user: publicUser(user), ...sessionOut(issued.token, issued.session) }, { status: 201 });
 }
 
 export async function assertStart(ctx: ActionContext) {
@@ -381,11 +368,7 @@ export async function assertStart(ctx: ActionContext) {
 /** Marks session `sessionId` recently confirmed now. */
 export async function confirmSession(ctx: ActionContext, sessionId: string) {
   const now = ctx.now();
-  await ctx.services.store.transact((data) => {
-    const s = data.sessions.find((x) => x.id === sessionId);
-    if (!s) throw errors.unauthorized('This session has ended');
-    s.confirmed_at = now;
-  });
+  if (!(await markConfirmed(ctx.services.store, sessionId, now))) throw errors.unauthorized('This session has ended');
   return { confirmed_at: now, fresh_until: now + ctx.services.config.recentConfirmationSeconds * 1000 };
 }
 
@@ -403,23 +386,20 @@ export async function assertFinish(ctx: ActionContext, body: { credential: unkno
 
 export function listPasskeys(ctx: ActionContext) {
   const caller = callerOf(ctx);
-  return { items: passkeysOf(ctx.services.store.snapshot(), caller.userId).map(publicPasskey), next_cursor: null };
+  return { items: passkeysOf(ctx.services.store, caller.userId).map(publicPasskey), next_cursor: null };
 }
 
-export function renamePasskey(ctx: ActionContext, id: string, name: string) {
+export async function renamePasskey(ctx: ActionContext, id: string, name: string) {
   const caller = callerOf(ctx);
   const clean = name.trim();
   if (clean.length === 0 || clean.length > 100) throw errors.badRequest('name must be 1 to 100 characters and not blank', { field: 'body.name' });
-  return ctx.services.store.transact((data) => {
-    const p = authTables(data).passkeys.find((x) => x.id === id && x.user_id === caller.userId);
-    if (!p) throw errors.notFound(`No passkey ${id} of yours`, { id });
-    p.name = clean;
-    return publicPasskey(p);
-  });
+  const p = await updatePasskey(ctx.services.store, id, (x) => (x.name = clean), caller.userId);
+  if (!p) throw errors.notFound(`No passkey ${id} of yours`, { id });
+  return publicPasskey(p);
 }
 
-function refuseLastPasskey(data: Readonly<SidecarData>, userId: string, passkeyId: string) {
-  if (!hasOtherSignIn(data, userId, passkeyId)) {
+function refuseLastPasskey(methods: SignInMethods, passkeyId: string) {
+  if (!hasOtherSignIn(methods, passkeyId)) {
     throw errors.conflict('This is your last way to sign in; add another passkey or link an identity provider first', {
       reason: 'last_sign_in_method',
     });
@@ -429,9 +409,9 @@ function refuseLastPasskey(data: Readonly<SidecarData>, userId: string, passkeyI
 export async function removeStart(ctx: ActionContext, id: string) {
   const caller = callerOf(ctx);
   const sessionId = sessionOf(caller);
-  const data = ctx.services.store.snapshot();
-  if (!passkeysOf(data, caller.userId).some((p) => p.id === id)) throw errors.notFound(`No passkey ${id} of yours`, { id });
-  refuseLastPasskey(data, caller.userId, id);
+  const methods = signInMethodsOf(ctx.services.store, caller.userId);
+  if (!methods.passkeys.some((p) => p.id === id)) throw errors.notFound(`No passkey ${id} of yours`, { id });
+  refuseLastPasskey(methods, id);
   return startAssertion(ctx, 'remove', caller.userId, sessionId, { passkey_id: id });
 }
 
@@ -442,17 +422,12 @@ export async function removeFinish(ctx: ActionContext, body: { credential: unkno
   if (flow.session_id !== sessionId) throw errors.forbidden('This removal was started by another session', { reason: 'flow_mismatch' });
   await verifyAssertion(ctx, flow, body.credential);
   const id = String(flow.data.passkey_id);
-  return ctx.services.store.transact((data) => {
-    const t = authTables(data);
-    refuseLastPasskey(data, caller.userId, id);
-    const before = t.passkeys.length;
-    t.passkeys = t.passkeys.filter((p) => !(p.id === id && p.user_id === caller.userId));
-    if (t.passkeys.length === before) throw errors.notFound(`No passkey ${id} of yours`, { id });
-    data.passkeys = t.passkeys;
-    const s = data.sessions.find((x) => x.id === sessionId);
-    if (s) s.confirmed_at = ctx.now();
-    return { removed: id };
+  const removed = await deletePasskey(ctx.services.store, caller.userId, id, (methods) => refuseLastPasskey(methods, id), {
+    sessionId,
+    at: ctx.now(),
   });
+  if (!removed) throw errors.notFound(`No passkey ${id} of yours`, { id });
+  return { removed: id };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -465,12 +440,7 @@ export async function recoveryKey(ctx: ActionContext) {
   sessionOf(caller);
   const key = newSecret(RECOVERY_PREFIX);
   const now = ctx.now();
-  await ctx.services.store.transact((data) => {
-    const t = authTables(data);
-    t.recovery_keys = t.recovery_keys.filter((r) => r.user_id !== caller.userId);
-    t.recovery_keys.push({ user_id: caller.userId, key_hash: hashSecret(key), created_at: now });
-    data.recovery_keys = t.recovery_keys;
-  });
+  await replaceRecoveryKey(ctx.services.store, { user_id: caller.userId, key_hash: hashSecret(key), created_at: now });
   return reply({ key, created_at: now, replaces_previous: true }, { status: 201 });
 }
 
@@ -487,24 +457,20 @@ export async function reenrolIssue(ctx: ActionContext, body: { ttl_secs: number;
   checkTtl(body.ttl_secs);
   const token = newSecret('qe');
   const now = ctx.now();
-  const link = await ctx.services.store.transact((data) => {
-    const target = findUser(data, body.user_id);
+  const link = {
+    id: newId(),
+    user_id: body.user_id,
+    token_hash: hashSecret(token),
+    created_by: caller.userId,
+    created_at: now,
+    expires_at: now + body.ttl_secs * 1000,
+    used_at: null,
+  };
+  await insertReenrolLink(ctx.services.store, link, (target) => {
+    if (!target) throw noSuchUser(body.user_id);
     if (target.role === 'owner' && caller.role !== 'owner') {
       throw errors.forbidden('Only an owner can re-enrol an owner', { reason: 'owner_only' });
     }
-    const t = authTables(data);
-    const rec = {
-      id: newId(),
-      user_id: target.id,
-      token_hash: hashSecret(token),
-      created_by: caller.userId,
-      created_at: now,
-      expires_at: now + body.ttl_secs * 1000,
-      used_at: null,
-    };
-    t.reenrol_links.push(rec);
-    data.reenrol_links = t.reenrol_links;
-    return rec;
   });
   return reply(
     { id: link.id, user_id: link.user_id, token, url: `${baseUrl}/reenrol#token=${token}`, expires_at: link.expires_at },

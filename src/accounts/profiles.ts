@@ -7,13 +7,14 @@
  * secret. A download deletes the ciphertext.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
-import type { ActionContext } from '../actions/context.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { publicBaseUrl } from '../core/config.js';
 import { errors } from '../core/errors.js';
 import { hashSecret, newId, newSecret, sameSecret } from '../core/ids.js';
-import { authTables, type ProfileLinkRecord } from '../store/schema.js';
-import { callerOf } from './handlers.js';
+import type { ProfileLinkRecord } from '../store/schema.js';
+import { findAppPassword } from '../store/sessions.js';
+import { insertProfileLink, takeProfileLink } from '../store/sign-in.js';
 
 export const PROFILE_LINK_TTL_MS = 10 * 60 * 1000;
 const FORMAT = 'apple-mobileconfig';
@@ -64,8 +65,7 @@ export function mobileconfig(opts: { base: string; username: string; password: s
 
 export async function createProfiles(ctx: ActionContext, appPasswordId: string, password: string) {
   const caller = callerOf(ctx);
-  const data = ctx.services.store.snapshot();
-  const ap = data.app_passwords.find((p) => p.id === appPasswordId && p.user_id === caller.userId);
+  const ap = findAppPassword(ctx.services.store, caller.userId, appPasswordId);
   if (!ap) throw errors.notFound(`No App Password ${appPasswordId} of yours`, { id: appPasswordId });
   if (!sameSecret(hashSecret(password), ap.token_hash)) {
     throw errors.badRequest('password is not the secret of this App Password', { field: 'body.password' });
@@ -92,12 +92,7 @@ export async function createProfiles(ctx: ActionContext, appPasswordId: string, 
     expires_at: now + PROFILE_LINK_TTL_MS,
     downloaded_at: null,
   };
-  await ctx.services.store.transact((d) => {
-    const t = authTables(d);
-    t.profile_links = t.profile_links.filter((p) => p.expires_at > now && p.downloaded_at === null);
-    t.profile_links.push(record);
-    d.profile_links = t.profile_links;
-  });
+  await insertProfileLink(ctx.services.store, record, now);
   const url = `${base}/api/v1/auth/app-password-profiles/${token}`;
   return reply({ items: [{ id, format: FORMAT, content_type: CONTENT_TYPE, url, token, expires_at: record.expires_at }], next_cursor: null }, { status: 201 });
 }
@@ -105,13 +100,7 @@ export async function createProfiles(ctx: ActionContext, appPasswordId: string, 
 export async function downloadProfile(ctx: ActionContext, token: string) {
   const now = ctx.now();
   const hash = hashSecret(token);
-  const rec = await ctx.services.store.transact((d) => {
-    const t = authTables(d);
-    const i = t.profile_links.findIndex((p) => p.token_hash === hash);
-    if (i < 0) return null;
-    const [r] = t.profile_links.splice(i, 1);
-    return r!;
-  });
+  const rec = await takeProfileLink(ctx.services.store, hash);
   if (!rec || rec.expires_at <= now || rec.downloaded_at !== null) {
     throw errors.notFound('This download link is unknown, used or expired; create a new one', { reason: 'profile_link_invalid' });
   }

@@ -1,14 +1,17 @@
 /**
  * Users and the rules people expect of them: usernames unique ignoring case,
  * never fewer than one enabled owner, only owners make or unmake owners.
- * Functions here change a store draft (inside a transaction) and throw
- * AppErrors; handlers and the admin command line share them.
+ * The rules are pure functions over user records that throw AppErrors; the
+ * store's operations (src/store/users.ts) run them inside their transaction.
+ * Handlers and the admin command line share them.
  */
 import fs from 'node:fs';
 import { AppError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { paths, type Config } from '../core/config.js';
-import type { SidecarData, UserRecord } from '../store/schema.js';
+import type { SidecarStore } from '../store/sidecar.js';
+import type { UserRecord } from '../store/schema.js';
+import { findUserById } from '../store/users.js';
 import { ROLES, type Role } from './caller.js';
 
 /** Usernames name a Home folder, so they are portable file names. */
@@ -38,8 +41,8 @@ export function checkRole(role: string): asserts role is Role {
   }
 }
 
-export function checkUniqueUsername(data: SidecarData, username: string, exceptId?: string): void {
-  const clash = data.users.find((u) => u.id !== exceptId && u.username.toLowerCase() === username.toLowerCase());
+export function checkUniqueUsername(users: readonly UserRecord[], username: string, exceptId?: string): void {
+  const clash = users.find((u) => u.id !== exceptId && u.username.toLowerCase() === username.toLowerCase());
   if (clash) {
     throw new AppError('name_conflict_case', `username "${username}" is taken (as "${clash.username}"; usernames ignore case)`, {
       details: { field: 'username', existing: clash.username },
@@ -47,22 +50,25 @@ export function checkUniqueUsername(data: SidecarData, username: string, exceptI
   }
 }
 
-export function findUser(data: SidecarData, id: string): UserRecord {
-  const user = data.users.find((u) => u.id === id);
-  if (!user) throw errors.notFound(`No user with id ${id}`, { id });
+export const noSuchUser = (id: string) => errors.notFound(`No user with id ${id}`, { id });
+
+export function findUser(store: SidecarStore, id: string): UserRecord {
+  const user = findUserById(store, id);
+  if (!user) throw noSuchUser(id);
   return user;
 }
 
-export function createUser(
-  data: SidecarData,
+/** A new user record, checked against the current `users`; the store's insertUser adds it. */
+export function newUser(
+  users: readonly UserRecord[],
   input: { username: string; displayName?: string; role: string; now: number; id?: string; quotaOverrideBytes?: number | null },
 ): UserRecord {
   checkUsername(input.username);
   checkRole(input.role);
   const displayName = input.displayName ?? input.username;
   checkDisplayName(displayName);
-  checkUniqueUsername(data, input.username);
-  const user: UserRecord = {
+  checkUniqueUsername(users, input.username);
+  return {
     id: input.id ?? newId(),
     username: input.username,
     display_name: displayName,
@@ -71,9 +77,6 @@ export function createUser(
     quota_override_bytes: input.quotaOverrideBytes ?? null,
     created_at: input.now,
   };
-  data.users.push(user);
-  data.instance.setup_token_hash = null;
-  return user;
 }
 
 /** The user's Home folder: the folder given with `--home`, else `<data>/homes/<username>`. */
@@ -87,37 +90,29 @@ export async function ensureHomeFolder(config: Config, username: string): Promis
   return dir;
 }
 
-const enabledOwners = (data: SidecarData) => data.users.filter((u) => u.role === 'owner' && !u.disabled);
+const enabledOwners = (users: readonly UserRecord[]) => users.filter((u) => u.role === 'owner' && !u.disabled);
 
-export function setRole(data: SidecarData, actor: { role: Role }, targetId: string, role: string): UserRecord {
+/** Gives `target` (a draft inside a store transaction) `role`, if `actor` may. */
+export function setRole(target: UserRecord, users: readonly UserRecord[], actor: { role: Role }, role: string): void {
   checkRole(role);
-  const target = findUser(data, targetId);
   if ((role === 'owner' || target.role === 'owner') && actor.role !== 'owner') {
     throw errors.forbidden('Only an owner can grant or take away the owner role', { reason: 'owner_only' });
   }
-  if (target.role === 'owner' && role !== 'owner' && !target.disabled && enabledOwners(data).length === 1) {
+  if (target.role === 'owner' && role !== 'owner' && !target.disabled && enabledOwners(users).length === 1) {
     throw errors.conflict('This is the last owner; make someone else owner first', { reason: 'last_owner' });
   }
   target.role = role;
-  return target;
 }
 
-export function setDisabled(data: SidecarData, actor: { role: Role }, targetId: string, disabled: boolean): UserRecord {
-  const target = findUser(data, targetId);
+/** Disables or enables `target` (a draft inside a store transaction), if `actor` may. */
+export function setDisabled(target: UserRecord, users: readonly UserRecord[], actor: { role: Role }, disabled: boolean): void {
   if (target.role === 'owner' && actor.role !== 'owner') {
     throw errors.forbidden('Only an owner can disable or enable an owner', { reason: 'owner_only' });
   }
-  if (disabled && target.role === 'owner' && !target.disabled && enabledOwners(data).length === 1) {
+  if (disabled && target.role === 'owner' && !target.disabled && enabledOwners(users).length === 1) {
     throw errors.conflict('This is the last owner; it cannot be disabled', { reason: 'last_owner' });
   }
   target.disabled = disabled;
-  return target;
-}
-
-export function setQuota(data: SidecarData, targetId: string, quota: number | null): UserRecord {
-  const target = findUser(data, targetId);
-  target.quota_override_bytes = quota;
-  return target;
 }
 
 /** The user record as the API shows it. */

@@ -4,11 +4,11 @@
  * derived from these records; nothing else names a route or a scope.
  */
 import type { Static, TObject, TOptional, TSchema } from '@sinclair/typebox';
+import type { Effect, Scope } from '../core/access.js';
 import type { ActionContext } from './context.js';
 
-export type Scope = 'none' | 'account' | 'admin' | 'data';
+export type { Effect, Scope } from '../core/access.js';
 export type Surface = 'cli' | 'mcp' | 'webmcp';
-export type Effect = 'read' | 'destructive';
 export type Encoding = 'none' | 'json' | 'text' | 'base64' | 'sse';
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

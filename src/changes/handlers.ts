@@ -3,8 +3,7 @@
  * notes event stream (`notes_events`), which replays from the same journal.
  * docs/changes.md describes cursors, events and limits.
  */
-import type { ActionContext } from '../actions/context.js';
-import { callerOf } from '../accounts/handlers.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { authenticate, bearerToken } from '../accounts/credentials.js';
 import { missingScopes } from '../accounts/grants.js';
 import type { Caller } from '../accounts/caller.js';

@@ -1,6 +1,5 @@
 /** Handlers of the jobs area: the caller's own jobs only (another user's job is 404). */
-import type { ActionContext } from '../actions/context.js';
-import { callerOf } from '../accounts/handlers.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { AppError, errors } from '../core/errors.js';
 import { sse, type SseStream } from '../surfaces/http/sse.js';
 import type { JobEvent, JobRunner } from './runner.js';

@@ -6,8 +6,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import nodePath from 'node:path';
-import type { ActionContext } from '../actions/context.js';
-import { callerOf } from '../accounts/handlers.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { AppError, errors } from '../core/errors.js';
 import type { HomeIndex } from '../index/home-index.js';
 import type { Vault } from '../vault/vault.js';

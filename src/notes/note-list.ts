@@ -10,7 +10,30 @@
  */
 import { lazyReply, type Reply } from '../actions/reply.js';
 import type { NoteEntry } from '../index/home-index.js';
-import { noteRecord, type SearchResult } from './notes.js';
+
+/** The note record every notes action returns. Times are Unix ms. */
+export function noteRecord(n: NoteEntry) {
+  return {
+    id: n.id,
+    path: n.path,
+    title: n.title,
+    tags: n.tags,
+    aliases: n.aliases,
+    etag: n.etag,
+    created: n.created,
+    updated: n.updated,
+    size: n.size,
+    word_count: n.wordCount,
+    canvas: n.path.toLowerCase().endsWith('.excalidraw.md'),
+  };
+}
+export type NoteRecord = ReturnType<typeof noteRecord>;
+
+export interface SearchResult {
+  entry: NoteEntry;
+  score: number;
+  terms: string[];
+}
 
 /** A page of notes, before they become records. */
 export interface NotePage {

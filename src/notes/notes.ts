@@ -15,7 +15,9 @@ import type { Vault } from '../vault/vault.js';
 import { nameKey } from '../vault/paths.js';
 import { cachedList } from './answer-cache.js';
 import { checkFrontmatterValues, checkTagList, checkTitle } from './limits.js';
-import type { NotePage } from './note-list.js';
+import { noteRecord, type NotePage, type NoteRecord, type SearchResult } from './note-list.js';
+
+export { noteRecord, type NoteRecord, type SearchResult } from './note-list.js';
 
 /** Rule 1 of the notes area: new Notes go to the flat `Notes/` root. */
 export const NOTES_ROOT = 'Notes/';
@@ -27,23 +29,6 @@ export function checkNotesFolder(folder: string | null | undefined): void {
   });
 }
 
-/** The note record every notes action returns. Times are Unix ms. */
-export function noteRecord(n: NoteEntry) {
-  return {
-    id: n.id,
-    path: n.path,
-    title: n.title,
-    tags: n.tags,
-    aliases: n.aliases,
-    etag: n.etag,
-    created: n.created,
-    updated: n.updated,
-    size: n.size,
-    word_count: n.wordCount,
-    canvas: n.path.toLowerCase().endsWith('.excalidraw.md'),
-  };
-}
-export type NoteRecord = ReturnType<typeof noteRecord>;
 
 export function findNote(scope: Scope, id: string): NoteEntry {
   const n = scope.index.noteById(id);
@@ -369,12 +354,6 @@ export async function searchNotes(scope: Scope, q: { q: string; limit?: number; 
     tag: q.tag,
   });
   return hits.filter((h) => visible(scope, h.path)).map((h) => ({ entry: scope.index.noteByPath(h.path)!, score: h.score, terms: h.terms }));
-}
-
-export interface SearchResult {
-  entry: NoteEntry;
-  score: number;
-  terms: string[];
 }
 
 /** A Note about a Home file: frontmatter `linked_file` names it, the body embeds it. */

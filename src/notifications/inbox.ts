@@ -3,15 +3,19 @@
  * block reminder fires. Mutations made with an `operation_id` leave a receipt
  * whose inverse (the item as it was) can be consumed once by an undo.
  */
-import type { ActionContext } from '../actions/context.js';
-import { callerOf } from '../accounts/handlers.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { AppError, errors } from '../core/errors.js';
+import type { InboxItemRecord, InboxReceiptRecord } from '../store/schema.js';
 import {
-  notificationTables,
-  type InboxItemRecord,
-  type InboxReceiptRecord,
-  type NotificationTables,
-} from '../store/schema.js';
+  findInboxItem,
+  findReceipt,
+  inboxOf,
+  markInboxItemRead,
+  markInboxRead,
+  mutateInboxItem,
+  undoInboxMutation,
+  type InboxChange,
+} from '../store/notifications.js';
 
 /** How long a mutation receipt can be undone. */
 export const RECEIPT_TTL_MS = 15 * 60_000;
@@ -62,7 +66,7 @@ function decodeCursor(cursor: string): [number, string] {
 export function listInbox(ctx: ActionContext, q: { cursor?: string; limit?: number }) {
   const userId = callerOf(ctx).userId;
   const limit = q.limit === undefined || q.limit === 0 ? PAGE_DEFAULT : Math.min(q.limit, PAGE_MAX);
-  let items = (ctx.services.store.snapshot().inbox ?? []).filter((i) => i.user_id === userId).sort(byNewest);
+  let items = inboxOf(ctx.services.store, userId).sort(byNewest);
   if (q.cursor !== undefined) {
     const [ms, id] = decodeCursor(q.cursor);
     items = items.filter((i) => i.created_ms < ms || (i.created_ms === ms && i.id < id));
@@ -74,35 +78,22 @@ export function listInbox(ctx: ActionContext, q: { cursor?: string; limit?: numb
   };
 }
 
-function findItem(t: NotificationTables, userId: string, id: string): InboxItemRecord {
-  const i = t.inbox.find((x) => x.id === id && x.user_id === userId);
-  if (!i) throw errors.notFound(`No such inbox item: ${id}`, { id });
-  return i;
-}
+const noSuchItem = (id: string) => errors.notFound(`No such inbox item: ${id}`, { id });
 
 export function getItem(ctx: ActionContext, id: string) {
-  const userId = callerOf(ctx).userId;
-  const i = (ctx.services.store.snapshot().inbox ?? []).find((x) => x.id === id && x.user_id === userId);
-  if (!i) throw errors.notFound(`No such inbox item: ${id}`, { id });
+  const i = findInboxItem(ctx.services.store, callerOf(ctx).userId, id);
+  if (!i) throw noSuchItem(id);
   return itemRecord(i);
 }
 
-export function markRead(ctx: ActionContext, id: string) {
-  const userId = callerOf(ctx).userId;
-  return ctx.services.store.transact((data) => {
-    const i = findItem(notificationTables(data), userId, id);
-    i.read = true;
-    return itemRecord(i);
-  });
+export async function markRead(ctx: ActionContext, id: string) {
+  const i = await markInboxItemRead(ctx.services.store, callerOf(ctx).userId, id);
+  if (!i) throw noSuchItem(id);
+  return itemRecord(i);
 }
 
 export async function markAllRead(ctx: ActionContext, untilMs: number | undefined): Promise<undefined> {
-  const userId = callerOf(ctx).userId;
-  await ctx.services.store.transact((data) => {
-    for (const i of notificationTables(data).inbox) {
-      if (i.user_id === userId && (untilMs === undefined || i.created_ms <= untilMs)) i.read = true;
-    }
-  });
+  await markInboxRead(ctx.services.store, callerOf(ctx).userId, untilMs);
   return undefined;
 }
 
@@ -116,74 +107,51 @@ async function mutate(
   id: string,
   kind: string,
   operationId: string | undefined,
-  apply: (t: NotificationTables, item: InboxItemRecord, now: number) => Record<string, unknown>,
+  change: InboxChange,
 ): Promise<Record<string, unknown>> {
   const userId = callerOf(ctx).userId;
-  const out = await ctx.services.store.transact((data) => {
-    const t = notificationTables(data);
-    const now = nowOf(ctx);
-    t.inbox_receipts = t.inbox_receipts.filter((r) => r.expires_ms + RECEIPT_KEEP_MS > now);
-    if (operationId !== undefined) {
-      const prior = t.inbox_receipts.find((r) => r.user_id === userId && r.operation_id === operationId);
-      if (prior) {
-        if (prior.kind === kind && prior.result.id === id) return prior.result;
-        throw errors.conflict('operation_id was already used for another action', {
-          reason: 'operation_id_reused',
-          operation_id: operationId,
-        });
-      }
-    }
-    const item = findItem(t, userId, id);
-    const before = { ...item };
-    const result = apply(t, item, now);
-    if (operationId !== undefined) {
-      t.inbox_receipts.push({
-        operation_id: operationId,
-        user_id: userId,
-        kind,
-        result,
-        created_ms: now,
-        expires_ms: now + RECEIPT_TTL_MS,
-        undone_by: null,
-        inverse: before,
-      });
-    }
-    return result;
-  });
+  const out = await mutateInboxItem(
+    ctx.services.store,
+    { userId, itemId: id, kind, operationId, now: nowOf(ctx), receiptTtlMs: RECEIPT_TTL_MS, receiptKeepMs: RECEIPT_KEEP_MS },
+    change,
+  );
+  if (out.outcome === 'missing') throw noSuchItem(id);
+  if (out.outcome === 'reused') {
+    throw errors.conflict('operation_id was already used for another action', {
+      reason: 'operation_id_reused',
+      operation_id: operationId!,
+    });
+  }
   ctx.services.reminders?.rearm();
-  return out;
+  return out.result;
 }
 
 export function deleteItem(ctx: ActionContext, id: string, operationId?: string) {
-  return mutate(ctx, id, 'inbox_delete', operationId, (t, item) => {
-    t.inbox = t.inbox.filter((x) => x !== item);
-    return { id, deleted: true };
-  });
+  return mutate(ctx, id, 'inbox_delete', operationId, () => ({ result: { id, deleted: true }, remove: true }));
 }
 
 export function doneReminder(ctx: ActionContext, id: string, operationId?: string) {
-  return mutate(ctx, id, 'reminder_done', operationId, (_t, item) => {
+  return mutate(ctx, id, 'reminder_done', operationId, (item) => {
     item.state = 'done';
     item.read = true;
     item.snoozed_until_ms = null;
-    return itemRecord(item);
+    return { result: itemRecord(item) };
   });
 }
 
 export function snoozeReminder(ctx: ActionContext, id: string, minutes: number, operationId?: string) {
-  return mutate(ctx, id, 'reminder_snooze', operationId, (_t, item, now) => {
+  const now = nowOf(ctx);
+  return mutate(ctx, id, 'reminder_snooze', operationId, (item) => {
     item.state = 'snoozed';
     item.read = true;
     item.snoozed_until_ms = now + minutes * 60_000;
-    return itemRecord(item);
+    return { result: itemRecord(item) };
   });
 }
 
 export function getReceipt(ctx: ActionContext, operationId: string) {
   const userId = callerOf(ctx).userId;
-  const r = (ctx.services.store.snapshot().inbox_receipts ?? []).find(
-    (x) => x.operation_id === operationId && x.user_id === userId,
-  );
+  const r = findReceipt(ctx.services.store, userId, operationId);
   if (!r) throw errors.notFound(`No such inbox mutation receipt: ${operationId}`, { operation_id: operationId });
   return receiptRecord(r);
 }
@@ -196,50 +164,38 @@ export function getReceipt(ctx: ActionContext, operationId: string) {
  */
 export async function undo(ctx: ActionContext, operationId: string, undoId: string) {
   const userId = callerOf(ctx).userId;
-  const out = await ctx.services.store.transact((data) => {
-    const t = notificationTables(data);
-    const now = nowOf(ctx);
-    const r = t.inbox_receipts.find((x) => x.operation_id === operationId && x.user_id === userId);
-    if (!r) throw errors.notFound(`No such inbox mutation receipt: ${operationId}`, { operation_id: operationId });
-    if (r.undone_by !== null) {
-      throw errors.conflict('This mutation was already undone', {
-        reason: 'already_undone',
-        operation_id: operationId,
-        undone_by: r.undone_by,
-      });
-    }
-    if (r.inverse === null) {
-      throw errors.conflict('This operation cannot be undone', { reason: 'not_undoable', operation_id: operationId });
-    }
-    if (now > r.expires_ms) {
-      throw new AppError('conflict', 'The undo deadline of this mutation has passed', {
-        status: 410,
-        details: { reason: 'receipt_expired', operation_id: operationId, expires_ms: String(r.expires_ms) },
-      });
-    }
-    if (t.inbox_receipts.some((x) => x.user_id === userId && x.operation_id === undoId)) {
-      throw errors.conflict('operation_id was already used; send a fresh one', {
-        reason: 'operation_id_reused',
-        operation_id: undoId,
-      });
-    }
-    const inverse = r.inverse;
-    const idx = t.inbox.findIndex((x) => x.id === inverse.id && x.user_id === userId);
-    if (idx >= 0) t.inbox[idx] = { ...inverse };
-    else t.inbox.push({ ...inverse });
-    r.undone_by = undoId;
-    t.inbox_receipts.push({
-      operation_id: undoId,
-      user_id: userId,
-      kind: 'undo',
-      result: { undid: operationId, item: itemRecord(inverse) },
-      created_ms: now,
-      expires_ms: now + RECEIPT_TTL_MS,
-      undone_by: null,
-      inverse: null,
-    });
-    return receiptRecord(r);
-  });
+  const now = nowOf(ctx);
+  const undone = await undoInboxMutation(
+    ctx.services.store,
+    { userId, operationId, undoId, now, receiptTtlMs: RECEIPT_TTL_MS },
+    (r, undoIdTaken) => {
+      if (!r) throw errors.notFound(`No such inbox mutation receipt: ${operationId}`, { operation_id: operationId });
+      if (r.undone_by !== null) {
+        throw errors.conflict('This mutation was already undone', {
+          reason: 'already_undone',
+          operation_id: operationId,
+          undone_by: r.undone_by,
+        });
+      }
+      if (r.inverse === null) {
+        throw errors.conflict('This operation cannot be undone', { reason: 'not_undoable', operation_id: operationId });
+      }
+      if (now > r.expires_ms) {
+        throw new AppError('conflict', 'The undo deadline of this mutation has passed', {
+          status: 410,
+          details: { reason: 'receipt_expired', operation_id: operationId, expires_ms: String(r.expires_ms) },
+        });
+      }
+      if (undoIdTaken) {
+        throw errors.conflict('operation_id was already used; send a fresh one', {
+          reason: 'operation_id_reused',
+          operation_id: undoId,
+        });
+      }
+    },
+    (item) => ({ undid: operationId, item: itemRecord(item) }),
+  );
+  const out = receiptRecord(undone);
   ctx.services.reminders?.rearm();
   return out;
 }

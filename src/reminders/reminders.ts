@@ -3,14 +3,15 @@
  * and fires once at one absolute instant (src/reminders/scheduler.ts). They are
  * scheduled state, so they live in the sidecar store, not in the Note.
  */
-import type { ActionContext } from '../actions/context.js';
-import { callerOf } from '../accounts/handlers.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { AppError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { extractFacts } from '../markdown/extract.js';
 import { openScope, visible, checkWritable, type Scope } from '../notes/access.js';
 import { findNote } from '../notes/notes.js';
-import { notificationTables, type ReminderRecord } from '../store/schema.js';
+import type { ReminderRecord } from '../store/schema.js';
+import { insertReminder, remindersOfNote, updateReminder } from '../store/notifications.js';
+import { listUsers } from '../store/users.js';
 import { recipientsOf } from './scheduler.js';
 
 /** A reminder may be at most this far in the past when set (clock skew) ... */
@@ -101,9 +102,7 @@ export async function createReminder(
     title: n.title,
     excerpt,
   };
-  await ctx.services.store.transact((data) => {
-    notificationTables(data).reminders.push(record);
-  });
+  await insertReminder(ctx.services.store, record);
   ctx.services.reminders?.rearm();
   return reminderRecord(record);
 }
@@ -112,8 +111,8 @@ export async function listReminders(ctx: ActionContext, noteId: string) {
   const scope = await openScope(ctx);
   const caller = callerOf(ctx);
   const n = visibleNote(scope, noteId);
-  const items = (ctx.services.store.snapshot().reminders ?? [])
-    .filter((r) => r.user_id === caller.userId && r.note_id === n.id && r.deleted_ms === null)
+  const items = remindersOfNote(ctx.services.store, caller.userId, n.id)
+    .filter((r) => r.deleted_ms === null)
     .sort((a, b) => a.instant_ms - b.instant_ms || a.id.localeCompare(b.id))
     .map(reminderRecord);
   return { items, next_cursor: null };
@@ -125,17 +124,15 @@ export async function deleteReminder(ctx: ActionContext, noteId: string, reminde
   const n = visibleNote(scope, noteId);
   checkWritable(scope, n.path);
   await checkNoteEtag(scope, n.path, ifMatch);
-  const out = await ctx.services.store.transact((data) => {
-    const r = notificationTables(data).reminders.find(
-      (x) => x.id === reminderId && x.user_id === caller.userId && x.note_id === n.id && x.deleted_ms === null,
-    );
-    if (!r) throw errors.notFound(`No such reminder: ${reminderId}`, { reminder_id: reminderId });
+  const noSuch = () => errors.notFound(`No such reminder: ${reminderId}`, { reminder_id: reminderId });
+  const r = await updateReminder(ctx.services.store, { id: reminderId, userId: caller.userId, noteId: n.id }, (r) => {
+    if (r.deleted_ms !== null) throw noSuch();
     r.deleted_ms = nowOf(ctx);
     r.revision += 1;
-    return { reminder_id: r.id, revision: r.revision };
   });
+  if (!r) throw noSuch();
   ctx.services.reminders?.rearm();
-  return out;
+  return { reminder_id: r.id, revision: r.revision };
 }
 
 export async function restoreReminder(
@@ -150,11 +147,7 @@ export async function restoreReminder(
   const n = visibleNote(scope, noteId);
   checkWritable(scope, n.path);
   await checkNoteEtag(scope, n.path, ifMatch);
-  const out = await ctx.services.store.transact((data) => {
-    const r = notificationTables(data).reminders.find(
-      (x) => x.id === reminderId && x.user_id === caller.userId && x.note_id === n.id,
-    );
-    if (!r) throw errors.notFound(`No such reminder: ${reminderId}`, { reminder_id: reminderId });
+  const r = await updateReminder(ctx.services.store, { id: reminderId, userId: caller.userId, noteId: n.id }, (r) => {
     if (r.deleted_ms === null) {
       throw errors.conflict('The reminder is not removed', { reason: 'not_removed', revision: String(r.revision) });
     }
@@ -166,10 +159,10 @@ export async function restoreReminder(
     }
     r.deleted_ms = null;
     r.revision += 1;
-    return reminderRecord(r);
   });
+  if (!r) throw errors.notFound(`No such reminder: ${reminderId}`, { reminder_id: reminderId });
   ctx.services.reminders?.rearm();
-  return out;
+  return reminderRecord(r);
 }
 
 /** Who a reminder would reach and when, without creating anything. */
@@ -187,9 +180,9 @@ export async function previewReminder(
     throw e;
   }
   const instantMs = parseInstant(body.instant, nowOf(ctx));
-  const data = ctx.services.store.snapshot();
-  const recipients = recipientsOf(data, caller.userId).map((id) => {
-    const u = data.users.find((x) => x.id === id)!;
+  const users = listUsers(ctx.services.store);
+  const recipients = recipientsOf(caller.userId, users).map((id) => {
+    const u = users.find((x) => x.id === id)!;
     return { user_id: u.id, username: u.username, display_name: u.display_name };
   });
   return { note_id: n.id, audience: body.audience, instant: body.instant, instant_ms: instantMs, recipients };

@@ -6,14 +6,10 @@
  * reminders that fell due while the server was down fire once.
  */
 import { newId } from '../core/ids.js';
-import { PushDelivery } from '../notifications/push.js';
+import { PushDelivery } from '../notifications/delivery.js';
 import type { SidecarStore } from '../store/sidecar.js';
-import {
-  notificationTables,
-  type InboxItemRecord,
-  type ReminderRecord,
-  type SidecarData,
-} from '../store/schema.js';
+import type { InboxItemRecord, ReminderRecord, UserRecord } from '../store/schema.js';
+import { fireDue, nextFiringAt } from '../store/notifications.js';
 
 export const SAFETY_NET_MS = 30_000;
 
@@ -22,8 +18,8 @@ export const SAFETY_NET_MS = 30_000;
  * can see a Note is its owner, who is also the setter: `everyone` and `only_me`
  * both reach the owner, and nobody while the owner is disabled or removed.
  */
-export function recipientsOf(data: Readonly<SidecarData>, userId: string): string[] {
-  const u = data.users.find((x) => x.id === userId);
+export function recipientsOf(userId: string, users: readonly UserRecord[]): string[] {
+  const u = users.find((x) => x.id === userId);
   return u && !u.disabled ? [u.id] : [];
 }
 
@@ -94,53 +90,20 @@ export class ReminderScheduler {
     return next;
   }
 
-  private nextDue(data: Readonly<SidecarData>): number | null {
-    let next: number | null = null;
-    for (const r of data.reminders ?? []) {
-      if (r.fired_ms === null && r.deleted_ms === null && (next === null || r.instant_ms < next)) next = r.instant_ms;
-    }
-    for (const i of data.inbox ?? []) {
-      if (i.state === 'snoozed' && i.snoozed_until_ms !== null && (next === null || i.snoozed_until_ms < next)) {
-        next = i.snoozed_until_ms;
-      }
-    }
-    return next;
-  }
-
   private arm(): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    const next = this.nextDue(this.store.snapshot());
+    const next = nextFiringAt(this.store);
     const delay = next === null ? SAFETY_NET_MS : Math.min(SAFETY_NET_MS, Math.max(0, next - this.now()));
     this.timer = setTimeout(() => void this.tick(), delay);
     this.timer.unref?.();
   }
 
   private async fireDue(): Promise<FiredItem[]> {
-    const due = this.nextDue(this.store.snapshot());
+    const due = nextFiringAt(this.store);
     if (due === null || due > this.now()) return [];
-    return this.store.transact((data) => {
-      const t = notificationTables(data);
-      const now = this.now();
-      const fired: FiredItem[] = [];
-      for (const r of t.reminders) {
-        if (r.fired_ms !== null || r.deleted_ms !== null || r.instant_ms > now) continue;
-        r.fired_ms = now;
-        for (const userId of recipientsOf(data, r.user_id)) {
-          const item = itemFor(r, userId, now);
-          t.inbox.push(item);
-          fired.push({ item: { ...item }, again: false });
-        }
-      }
-      for (const i of t.inbox) {
-        if (i.state !== 'snoozed' || i.snoozed_until_ms === null || i.snoozed_until_ms > now) continue;
-        i.state = 'pending';
-        i.read = false;
-        i.snoozed_until_ms = null;
-        if (recipientsOf(data, i.user_id).length > 0) fired.push({ item: { ...i }, again: true });
-      }
-      return fired;
-    });
+    const now = this.now();
+    return fireDue(this.store, now, { recipients: recipientsOf, itemFor: (r, userId) => itemFor(r, userId, now) });
   }
 }
 

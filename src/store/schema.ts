@@ -2,7 +2,7 @@
  * What the sidecar store holds (architecture rule 4): security state and
  * scheduled state only. Content lives in the Homes. Field names follow the spec.
  */
-import type { Grant, Role } from '../accounts/caller.js';
+import type { Grant, Role } from '../core/access.js';
 
 export interface InstanceRecord {
   name: string;

@@ -12,9 +12,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ActionContext } from '../actions/context.js';
+import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
-import { callerOf } from '../accounts/handlers.js';
 import { paths } from '../core/config.js';
 import { AppError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';

@@ -11,6 +11,7 @@ import { paths, type Config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import type { SidecarStore } from '../store/sidecar.js';
 import type { UserRecord } from '../store/schema.js';
+import { findUserById, instanceSettings, listUsers } from '../store/users.js';
 import type { Caller } from '../accounts/caller.js';
 import { homeDirOf } from '../accounts/users.js';
 import { keepClientIdsAt } from '../journal/client-ids.js';
@@ -79,7 +80,7 @@ export class InstanceVaults implements Vaults {
 
   /** Starts indexing every user's Home, one after another so a small machine stays responsive. */
   async openAll(): Promise<void> {
-    for (const u of this.store.snapshot().users) {
+    for (const u of listUsers(this.store)) {
       if (u.disabled) continue;
       try {
         await this.vaultOf(u).ready.catch(() => undefined);
@@ -90,12 +91,11 @@ export class InstanceVaults implements Vaults {
   }
 
   async forCaller(caller: Caller): Promise<VaultAccess> {
-    const data = this.store.snapshot();
-    const user = data.users.find((u) => u.id === caller.userId);
+    const user = findUserById(this.store, caller.userId);
     if (!user) throw new AppError('unauthorized', 'Unknown user');
     return {
       vault: this.vaultOf(user),
-      quotaBytes: user.quota_override_bytes ?? data.instance.default_quota_bytes,
+      quotaBytes: user.quota_override_bytes ?? instanceSettings(this.store).default_quota_bytes,
     };
   }
 

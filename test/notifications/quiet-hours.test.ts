@@ -1,6 +1,6 @@
 /** Quiet hours: the pure range check (table), and get/set over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inQuietHours, quietEndsAt } from '../../src/notifications/quiet-hours.js';
+import { inQuietHours, quietEndsAt } from '../../src/notifications/quiet-time.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 
 const at = (h: number, m: number) => new Date(2026, 2, 10, h, m, 30);

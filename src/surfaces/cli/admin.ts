@@ -6,11 +6,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { issueSession } from '../../accounts/credentials.js';
-import { createUser, ensureHomeFolder, publicUser } from '../../accounts/users.js';
+import { issueSession, newSession } from '../../accounts/credentials.js';
+import { ensureHomeFolder, newUser, publicUser } from '../../accounts/users.js';
 import { AppError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
-import type { SidecarData, UserRecord } from '../../store/schema.js';
+import type { UserRecord } from '../../store/schema.js';
+import { findUserByName, insertUser } from '../../store/users.js';
 
 const within = (outer: string, inner: string) => inner === outer || inner.startsWith(outer.endsWith(path.sep) ? outer : outer + path.sep);
 
@@ -68,8 +69,8 @@ function realDataDir(dataDir: string): string {
  * `data` null checks the data folder alone (before it is opened, so a data
  * folder inside a vault is refused before anything is written there).
  */
-export function checkHomeFolder(dataDir: string, data: SidecarData | null, home: string, username: string): void {
-  const others = (data?.users ?? []).filter((u) => u.home_path && u.username !== username).map((u) => ({ username: u.username, home: u.home_path! }));
+export function checkHomeFolder(dataDir: string, users: readonly UserRecord[] | null, home: string, username: string): void {
+  const others = (users ?? []).filter((u) => u.home_path && u.username !== username).map((u) => ({ username: u.username, home: u.home_path! }));
   const refusal = homeRefusal(home, realDataDir(dataDir), others);
   if (refusal) throw new AppError('conflict', refusal.message, { details: { reason: refusal.reason, field: 'home' } });
 }
@@ -80,24 +81,33 @@ export async function addUser(
 ): Promise<{ user: ReturnType<typeof publicUser>; token: string; home: string }> {
   const now = Date.now();
   const home = input.home === undefined ? null : existingFolder(input.home);
-  const result = await services.store.transact((data) => {
-    if (home !== null) checkHomeFolder(services.config.dataDir, data, home, input.username);
-    const user = createUser(data, { ...input, now });
-    if (home !== null) user.home_path = home;
-    const { token } = issueSession(data, user, { kind: 'installation', installationName: 'quire admin', now, config: services.config, confirmed: true });
-    return { user, token };
-  });
-  const dir = home ?? (await ensureHomeFolder(services.config, result.user.username));
-  return { user: publicUser(result.user), token: result.token, home: dir };
+  let token = '';
+  const user = await insertUser(
+    services.store,
+    (users) => {
+      if (home !== null) checkHomeFolder(services.config.dataDir, users, home, input.username);
+      const user = newUser(users, { ...input, now });
+      if (home !== null) user.home_path = home;
+      return user;
+    },
+    (user) => {
+      const issued = newSession(user.id, { kind: 'installation', installationName: 'quire admin', now, config: services.config, confirmed: true });
+      token = issued.token;
+      return issued.session;
+    },
+  );
+  const dir = home ?? (await ensureHomeFolder(services.config, user.username));
+  return { user: publicUser(user), token, home: dir };
 }
 
 export async function issueAdminToken(services: Services, username: string): Promise<{ user: ReturnType<typeof publicUser>; token: string }> {
   const now = Date.now();
-  return services.store.transact((data) => {
-    const user: UserRecord | undefined = data.users.find((u) => u.username.toLowerCase() === username.toLowerCase());
-    if (!user) throw new AppError('not_found', `No user named ${username}`);
-    if (user.disabled) throw new AppError('forbidden', `User ${user.username} is disabled; enable them first`);
-    const { token } = issueSession(data, user, { kind: 'installation', installationName: 'quire admin', now, config: services.config, confirmed: true });
-    return { user: publicUser(user), token };
+  const user = findUserByName(services.store, username);
+  if (!user) throw new AppError('not_found', `No user named ${username}`);
+  const opts = { kind: 'installation', installationName: 'quire admin', now, config: services.config, confirmed: true } as const;
+  const { token } = await issueSession(services.store, user.id, opts, (u) => {
+    if (!u) throw new AppError('not_found', `No user named ${username}`);
+    if (u.disabled) throw new AppError('forbidden', `User ${u.username} is disabled; enable them first`);
   });
+  return { user: publicUser(user), token };
 }

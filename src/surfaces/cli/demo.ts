@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, paths } from '../../core/config.js';
 import { openServices, startServer, type RunningServer } from '../../server.js';
+import { findUserByName } from '../../store/users.js';
 import { addUser, issueAdminToken } from './admin.js';
 
 const DEMO_VAULT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../vault-fixtures/demo');
@@ -12,7 +13,7 @@ const DEMO_USER = 'demo';
 export async function runDemo(opts: { dataDir: string; port?: string }): Promise<RunningServer> {
   const config = loadConfig({ dataDir: opts.dataDir, port: opts.port });
   const services = await openServices(config);
-  const exists = services.store.snapshot().users.some((u) => u.username === DEMO_USER);
+  const exists = findUserByName(services.store, DEMO_USER) !== undefined;
   let token: string;
   if (exists) {
     token = (await issueAdminToken(services, DEMO_USER)).token;

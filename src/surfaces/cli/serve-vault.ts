@@ -12,6 +12,7 @@ import { loadConfig } from '../../core/config.js';
 import { AppError } from '../../core/errors.js';
 import { openServices, startServer, type RunningServer } from '../../server.js';
 import { vaultServerDataDir } from '../client/user-dirs.js';
+import { listUsers } from '../../store/users.js';
 import { addUser, checkHomeFolder, existingFolder, issueAdminToken } from './admin.js';
 
 export interface ServeVaultOptions {
@@ -53,12 +54,12 @@ export async function serveVault(opts: ServeVaultOptions): Promise<RunningServer
   const services = await openServices(loadConfig(config, env));
   let minted: { username: string; token: string };
   try {
-    const data = services.store.snapshot();
-    const owner = data.users.find((u) => u.home_path === home);
+    const users = listUsers(services.store);
+    const owner = users.find((u) => u.home_path === home);
     if (owner) {
-      checkHomeFolder(dataDir, data, home, owner.username);
+      checkHomeFolder(dataDir, users, home, owner.username);
       minted = { username: owner.username, token: (await issueAdminToken(services, owner.username)).token };
-    } else if (data.users.length === 0) {
+    } else if (users.length === 0) {
       const r = await addUser(services, { username: ownerName(env), role: 'owner', home });
       minted = { username: r.user.username, token: r.token };
     } else {
