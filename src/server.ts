@@ -18,6 +18,7 @@ import { JobRunner } from './jobs/runner.js';
 import path from 'node:path';
 import { registerWeb } from './web/pages.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
+import { attachCollab } from './collab/hub.js';
 
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
   const store = await SidecarStore.open(paths.sidecar(config));
@@ -59,6 +60,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const services = await openServices(config, log);
   const setupToken = await issueSetupTokenIfEmpty(services);
   const app = buildApp({ services, actions: registry, extend: (a) => registerWeb(a, services) });
+  // Live collaboration: WebSocket upgrades on the same port (docs/collaboration.md).
+  const collab = attachCollab(app.server, services, log);
   // Before listening, so that every request is counted.
   const stopIdleScavenges = new IdleScavenger().attach(app.server);
   await app.listen({ host: config.host, port: config.port });
@@ -86,6 +89,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
       stopHeapLog();
       stopIdleScavenges();
       await services.reminders?.stop();
+      // Open documents are written back before the vaults close.
+      await collab.close();
       await app.close();
       await services.jobs?.close();
       await indexing;

@@ -1,11 +1,16 @@
 /**
- * Collaboration area of the spec (document 3): live editing sessions, canvas element events and
- * document history (10 actions). canvas_elements_event is built (canvas.ts); the rest answer 501 for now.
+ * Collaboration area of the spec (document 3): live editing sessions, canvas element events,
+ * document history and per-author undo, the shared canvas export; and, as extensions, sharing
+ * Notes between users (docs/collaboration.md). Handlers call the area's domain functions.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineAction } from '../actions/types.js';
+import { specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
-import { applyElements } from './canvas.js';
+import { applyElements, exportCanvas } from './canvas.js';
+import { historyPoints, previewPoint, restorePoint, undoAuthor } from './points.js';
+import { noteSession, sharedNoteSession } from './sessions.js';
+import { listShares, sharedNote, sharedWithMe, shareNote, unshareNote } from './sharing.js';
 
 const AREA = 'Collaboration';
 
@@ -50,19 +55,28 @@ const UndoBody = Type.Object(
   { additionalProperties: false },
 );
 
+const ExportQuery = Type.Object(
+  {
+    format: Type.Union([Type.Literal('png'), Type.Literal('svg')]),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 524288, description: 'Chunk size in bytes' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Byte offset of the chunk' })),
+  },
+  { additionalProperties: false },
+);
+
+const Username = Type.String({ minLength: 1, maxLength: 64, description: 'Username of the other user' });
+
+/** Sharing between users: extensions the spec's `shared` routes presuppose. */
+const ext = {
+  surfaces: ['cli', 'mcp', 'webmcp'] as ('cli' | 'mcp' | 'webmcp')[],
+  scopes: ['data'] as 'data'[],
+  recentConfirmation: false,
+  area: AREA,
+  extension: true,
+};
+
 export const actions = [
-  defineAction({
-    name: 'canvas_elements_event',
-    method: 'POST',
-    route: '/api/v1/collab/notes/{id}/events',
-    tool: 'svc_api_canvas_elements_event',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('canvas_elements_event', {
     summary:
       'Sends complete Canvas elements to a canvas Note. The higher element version wins, equal versions keep the lower `versionNonce`, and removed elements stay as tombstones.',
     input: {
@@ -81,18 +95,7 @@ export const actions = [
     },
     handler: async (ctx, { path, body }) => applyElements(await openScope(ctx), path.id, body.elements, body.font),
   }),
-  defineAction({
-    name: 'collab_history_points',
-    method: 'GET',
-    route: '/api/v1/collab/history/{item_id}',
-    tool: 'svc_api_history_points',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('collab_history_points', {
     summary:
       'Lists the history points of an item, optionally after or before a point. Request a smaller `limit` after an overflow.',
     input: {
@@ -108,96 +111,36 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, query }) => historyPoints(ctx, path.item_id, query),
   }),
-  defineAction({
-    name: 'collab_history_preview',
-    method: 'GET',
-    route: '/api/v1/collab/history/{item_id}/points/{point}/preview',
-    tool: 'svc_api_history_preview',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'base64',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('collab_history_preview', {
     summary: 'Returns a preview of an item as it was at one history point.',
     input: { path: PointPath },
+    handler: (ctx, { path }) => previewPoint(ctx, path.item_id, path.point),
   }),
-  defineAction({
-    name: 'collab_history_restore',
-    method: 'POST',
-    route: '/api/v1/collab/history/{item_id}/points/{point}/restore',
-    tool: 'svc_api_history_restore',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('collab_history_restore', {
     summary: 'Restores an item to its state at one history point.',
     input: { path: PointPath },
+    handler: (ctx, { path }) => restorePoint(ctx, path.item_id, path.point),
   }),
-  defineAction({
-    name: 'collab_history_undo',
-    method: 'POST',
-    route: '/api/v1/collab/history/{item_id}/undo',
-    tool: 'svc_api_history_undo',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('collab_history_undo', {
     summary:
       "Reverses one author's updates over an inclusive range of history points (`from` to `to`). Review it first with `collab_history_undo_preflight`.",
     input: { path: ItemPath, body: UndoBody },
+    handler: (ctx, { path, body }) => undoAuthor(ctx, path.item_id, body, true),
   }),
-  defineAction({
-    name: 'collab_history_undo_preflight',
-    method: 'POST',
-    route: '/api/v1/collab/history/{item_id}/undo/preflight',
-    tool: 'svc_api_history_undo_preflight',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('collab_history_undo_preflight', {
     summary:
       'Reviews the changes `collab_history_undo` would make, with the same path and body, without changing anything.',
     input: { path: ItemPath, body: UndoBody },
+    handler: (ctx, { path, body }) => undoAuthor(ctx, path.item_id, body, false),
   }),
-  defineAction({
-    name: 'collab_note_session',
-    method: 'GET',
-    route: '/api/v1/collab/notes/{id}',
-    tool: 'svc_api_collab_note_session',
-    surfaces: [],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Opens a collaboration session on one of the caller\'s Notes. Browser flow only.',
+  specAction('collab_note_session', {
+    summary: "Opens a collaboration session on one of the caller's Notes. Browser flow only.",
     input: { path: NoteIdPath },
+    handler: (ctx, { path }) => noteSession(ctx, path.id),
   }),
-  defineAction({
-    name: 'collab_public_edit_session',
-    method: 'GET',
-    route: '/api/v1/collab/public/{slug}',
-    tool: 'svc_api_collab_public_edit_session',
-    surfaces: [],
-    scopes: ['none'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('collab_public_edit_session', {
     summary: 'Opens a collaboration session on the Note of an editable Public link. Browser flow only.',
     input: {
       path: Type.Object(
@@ -206,45 +149,81 @@ export const actions = [
       ),
     },
   }),
-  defineAction({
-    name: 'collab_shared_note_session',
-    method: 'GET',
-    route: '/api/v1/collab/shared/{owner}/notes/{id}',
-    tool: 'svc_api_collab_shared_note_session',
-    surfaces: [],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('collab_shared_note_session', {
     summary: 'Opens a collaboration session on a Note another User shares with the caller. Browser flow only.',
     input: { path: SharedNotePath },
+    handler: (ctx, { path }) => sharedNoteSession(ctx, path.owner, path.id),
   }),
-  defineAction({
-    name: 'shared_canvas_export',
-    method: 'GET',
-    route: '/api/v1/collab/shared/{owner}/notes/{id}/export',
-    tool: 'svc_api_shared_canvas_export',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'base64',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('shared_canvas_export', {
     summary:
       'Exports a shared canvas Note as PNG or SVG in byte chunks (`offset`, `limit` 1 to 524288). Check that the ETags match before joining chunks.',
+    input: { path: SharedNotePath, query: ExportQuery },
+    handler: async (ctx, { path, query }) => {
+      const { scope, note } = await sharedNote(ctx, path.owner, path.id);
+      return exportCanvas(scope, note.id, query);
+    },
+  }),
+  defineAction({
+    ...ext,
+    name: 'notes_share',
+    method: 'POST',
+    route: '/api/v1/notes/{id}/shares',
+    tool: 'svc_api_notes_share',
+    effect: 'destructive',
+    requestEncoding: 'json',
+    responseEncoding: 'json',
+    summary: "Shares one of the caller's Notes with another user, to view or to edit; sharing again changes the access.",
     input: {
-      path: SharedNotePath,
-      query: Type.Object(
-        {
-          format: Type.Union([Type.Literal('png'), Type.Literal('svg')]),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 524288, description: 'Chunk size in bytes' })),
-          offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Byte offset of the chunk' })),
-        },
+      path: NoteIdPath,
+      body: Type.Object(
+        { username: Username, access: Type.Union([Type.Literal('view'), Type.Literal('edit')], { description: 'view or edit' }) },
         { additionalProperties: false },
       ),
     },
+    handler: (ctx, { path, body }) => shareNote(ctx, path.id, body.username, body.access),
+  }),
+  defineAction({
+    ...ext,
+    name: 'notes_shares_list',
+    method: 'GET',
+    route: '/api/v1/notes/{id}/shares',
+    tool: 'svc_api_notes_shares_list',
+    effect: 'read',
+    requestEncoding: 'none',
+    responseEncoding: 'json',
+    summary: 'Lists the users one of the caller\'s Notes is shared with, and their access.',
+    input: { path: NoteIdPath },
+    handler: (ctx, { path }) => listShares(ctx, path.id),
+  }),
+  defineAction({
+    ...ext,
+    name: 'notes_unshare',
+    method: 'DELETE',
+    route: '/api/v1/notes/{id}/shares/{username}',
+    tool: 'svc_api_notes_unshare',
+    effect: 'destructive',
+    requestEncoding: 'none',
+    responseEncoding: 'json',
+    summary: 'Stops sharing a Note with a user; their open collaboration connections end at once.',
+    input: {
+      path: Type.Object(
+        { id: Type.String({ minLength: 1, description: 'Stable ID of the Note' }), username: Username },
+        { additionalProperties: false },
+      ),
+    },
+    handler: (ctx, { path }) => unshareNote(ctx, path.id, path.username),
+  }),
+  defineAction({
+    ...ext,
+    name: 'notes_shared_with_me',
+    method: 'GET',
+    route: '/api/v1/notes/shared',
+    tool: 'svc_api_notes_shared_with_me',
+    effect: 'read',
+    requestEncoding: 'none',
+    responseEncoding: 'json',
+    summary: 'Lists the Notes other users share with the caller: owner, id, title and access.',
+    input: {},
+    handler: (ctx) => sharedWithMe(ctx),
   }),
 ];

@@ -290,7 +290,18 @@ export function notificationTables(data: SidecarData | Readonly<SidecarData>): N
   return d as SidecarData & NotificationTables;
 }
 
+/** A Note its owner shares with another user (src/collab/share-store.ts); the Note stays in the owner's Home. */
+export interface ShareRecord {
+  owner_id: string;
+  note_id: string;
+  user_id: string;
+  access: 'view' | 'edit';
+  created_at: number;
+}
+
 export interface SidecarData extends Partial<AuthTables>, Partial<NotificationTables> {
+  /** Notes shared between users; files written before sharing load without it (treated as empty). */
+  shares?: ShareRecord[];
   /** Web push VAPID keys, made once per Instance on first use. */
   vapid?: { public_key: string; private_key: string; created_ms: number };
   schema: 1;
