@@ -17,7 +17,7 @@ import readline from 'node:readline';
 import v8 from 'node:v8';
 import type { Caller } from '../src/accounts/caller.js';
 import { loadConfig } from '../src/core/config.js';
-import { heapCompaction } from '../src/core/heap-compaction.js';
+import { heapCompaction } from '../src/memory-tuning.js';
 import { prng } from '../test/helpers/generate-vault.js';
 import { openServices, startServer } from '../src/server.js';
 import { addUser, issueAdminToken } from '../src/surfaces/cli/admin.js';

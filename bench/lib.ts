@@ -1,5 +1,6 @@
 /** Small helpers shared by the benchmark scripts. */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +18,15 @@ export const BENCH_DIR = path.join(REPO_DIR, 'bench');
 export function benchScript(script: string): string[] {
   return FROM_SOURCE ? ['--import', 'tsx', path.join(SCRIPTS_DIR, script)] : [path.join(SCRIPTS_DIR, script.replace(/\.ts$/, '.js'))];
 }
+
+/** The Node.js flags `quire serve` runs with: those on the launcher's first line (bin/quire.js). */
+export const SERVER_NODE_FLAGS: string[] = fs
+  .readFileSync(path.join(REPO_DIR, 'bin', 'quire.js'), 'utf8')
+  .split('\n')[0]!
+  .replace(/^#!\/usr\/bin\/env -S node/, '')
+  .trim()
+  .split(/\s+/)
+  .filter(Boolean);
 
 /** `--name value` / `--name=value` / `--flag` parsing. */
 export function parseArgs(argv: string[]): Record<string, string | true> {

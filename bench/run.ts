@@ -30,8 +30,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayChild, startServerChild, type LoadResult, type ServerChild } from './http-load.js';
-import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, sleep } from './lib.js';
-import { SERVER_NODE_FLAGS } from '../src/core/idle-scavenge.js';
+import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, SERVER_NODE_FLAGS, sleep } from './lib.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 
 const args = parseArgs(process.argv.slice(2));

@@ -5,13 +5,13 @@
 import type { FastifyInstance } from 'fastify';
 import { registry } from './actions/registry.js';
 import { loadConfig, paths, type Config, type ConfigInput } from './core/config.js';
-import { heapCompaction } from './core/heap-compaction.js';
 import { hashSecret, newSecret } from './core/ids.js';
-import { IdleScavenger } from './core/idle-scavenge.js';
 import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
 import { findUserById, setSetupTokenWhileEmpty } from './store/users.js';
 import { buildApp } from './surfaces/http/app.js';
+import { RequestActivity } from './surfaces/http/activity.js';
+import { tuneServerMemory } from './memory-tuning.js';
 import { InstanceVaults } from './vault/vaults.js';
 import { ChangeJournals } from './changes/change-log.js';
 import { JobRunner } from './jobs/runner.js';
@@ -63,7 +63,11 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   // Live collaboration: WebSocket upgrades on the same port (docs/collaboration.md).
   const collab = attachCollab(app.server, services, log);
   // Before listening, so that every request is counted.
-  const stopIdleScavenges = new IdleScavenger().attach(app.server);
+  const requests = new RequestActivity();
+  const stopCounting = requests.attach(app.server);
+  const vaults = services.vaults as InstanceVaults;
+  // Before the Homes open, so that each one's opening is followed by a collection.
+  const stopTuning = tuneServerMemory({ requests, onVaultOpened: (cb) => vaults.onVaultOpened((_user, vault) => cb(vault)), log });
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -72,12 +76,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   config.listenUrl = url;
   if (setupToken) log(`first start: no users yet. One-time setup token: ${setupToken}`);
   log(`quire listening on ${url} (data ${config.dataDir})`);
-  const MB = 1024 * 1024;
-  const stopHeapLog = heapCompaction.onCollected((c) =>
-    log(`heap collected after bulk work: ${Math.round(c.beforeBytes / MB)} -> ${Math.round(c.afterBytes / MB)} MB in ${c.ms} ms`),
-  );
   // Index every Home in the background; requests for a Home still indexing wait for it.
-  const indexing = (services.vaults as InstanceVaults).openAll();
+  const indexing = vaults.openAll();
   // Fire reminders that came due while the server was down, then keep firing them at their instant.
   await services.reminders?.start();
   return {
@@ -86,8 +86,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     url,
     setupToken,
     close: async () => {
-      stopHeapLog();
-      stopIdleScavenges();
+      stopTuning();
+      stopCounting();
       await services.reminders?.stop();
       // Open documents are written back before the vaults close.
       await collab.close();

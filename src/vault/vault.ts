@@ -9,7 +9,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
-import { heapCompaction, type HeapCompaction } from '../core/heap-compaction.js';
 import { FullTextIndex } from '../index/fulltext/full-text.js';
 import { decodeFullText, encodeFullText } from '../index/fulltext/persist.js';
 import { HomeIndex, type FileStat } from '../index/home-index.js';
@@ -38,8 +37,6 @@ export interface VaultOptions {
   /** Worker threads for large scans (default: one per core, at most 4; 1 scans in this thread). */
   scanThreads?: number;
   onError?: (err: unknown) => void;
-  /** Asked for a full garbage collection after the opening and each snapshot save (default: the process's; null: never). */
-  heapCompaction?: HeapCompaction | null;
   /**
    * Index files and folders that symlinks lead to outside the Home, under
    * the link's path (default false: no link is followed). For a person
@@ -178,7 +175,7 @@ export class Vault {
   private parsed = 0;
   private saving: Promise<void> | null = null;
   private readonly listeners = new Set<(change: VaultChange) => void>();
-  private readonly compaction: HeapCompaction | null;
+  private readonly idleListeners = new Set<() => void>();
   /** realpath of the root, to tell a file from one reached through a link. */
   private rootReal: string | null = null;
   /** For each watcher batch being applied: the paths the server changed meanwhile. */
@@ -186,7 +183,6 @@ export class Vault {
 
   constructor(private readonly opts: VaultOptions) {
     this.root = path.resolve(opts.root);
-    this.compaction = opts.heapCompaction === undefined ? heapCompaction : opts.heapCompaction;
     this.home = new Home(this.root, { followSymlinks: this.opts.followSymlinks === true });
     this.home.onWritten((e) => this.onOwnChange(e));
     this.ready = this.open();
@@ -223,6 +219,20 @@ export class Vault {
   onChange(cb: (change: VaultChange) => void): () => void {
     this.listeners.add(cb);
     return () => this.listeners.delete(cb);
+  }
+
+  /**
+   * Calls `cb` each time bulk work has just finished: the opening with its
+   * background work, a snapshot save. (The server collects garbage then,
+   * src/memory-tuning.ts.)
+   */
+  onIdle(cb: () => void): () => void {
+    this.idleListeners.add(cb);
+    return () => this.idleListeners.delete(cb);
+  }
+
+  private idle(): void {
+    for (const cb of this.idleListeners) cb();
   }
 
   private report(e: unknown) {
@@ -265,7 +275,7 @@ export class Vault {
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
-    void index.whenIdle().then(() => this.compaction?.request());
+    void index.whenIdle().then(() => this.idle());
     this.stats = { notes: index.noteCount, files: index.fileCount, parsed: this.parsed, ms: Math.round(performance.now() - started) };
     return this.stats;
   }
@@ -571,7 +581,7 @@ export class Vault {
       ]);
       this.lastSaveAt = started;
       this.lastSaveMs = Date.now() - started;
-      this.compaction?.request();
+      this.idle();
     };
     const next = (this.saving ?? Promise.resolve()).then(run);
     this.saving = next.catch(() => undefined);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HeapCompaction, worthCompacting } from '../../src/core/heap-compaction.js';
+import { HeapCompaction, worthCompacting } from '../../src/memory-tuning.js';
 
 const MB = 1024 * 1024;
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdleScavenger, longLived, SERVER_NODE_FLAGS, worthScavenging } from '../../src/core/idle-scavenge.js';
+import { IdleScavenger, worthScavenging } from '../../src/memory-tuning.js';
+import { longLived, RequestActivity } from '../../src/surfaces/http/activity.js';
 import { eventually } from '../helpers/wait.js';
 
 const MB = 1024 * 1024;
@@ -61,11 +62,18 @@ describe('IdleScavenger', () => {
     cleanup = [];
   });
 
+  /** The HTTP surface's request counting, on `server`. */
+  let requests: RequestActivity;
+  function counted(server: http.Server) {
+    requests = new RequestActivity();
+    return requests.attach(server);
+  }
+
   /** A scavenger whose collections are recorded (their times), with a young generation `used` of 16 MB full. */
   function recorded(server: http.Server, idleMs: number, used = 8 * MB) {
     const at: number[] = [];
     const scavenger = new IdleScavenger({ idleMs, minFill: 0.25, collect: () => at.push(performance.now()), youngGeneration: () => ({ used, size: 16 * MB }) });
-    cleanup.push(scavenger.attach(server));
+    cleanup.push(counted(server), scavenger.attach(requests));
     return { scavenger, at };
   }
 
@@ -151,7 +159,7 @@ describe('IdleScavenger', () => {
     const s = await heldServer();
     cleanup.push(s.close);
     const scavenger = new IdleScavenger({ idleMs: 10, minFill: 0 });
-    cleanup.push(scavenger.attach(s.server));
+    cleanup.push(counted(s.server), scavenger.attach(requests));
     const youngUsed = () => v8.getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')!.space_used_size;
     const minor: number[] = [];
     const observer = new PerformanceObserver((list) => {
@@ -173,11 +181,13 @@ describe('IdleScavenger', () => {
   });
 });
 
-describe('SERVER_NODE_FLAGS', () => {
+describe("the server's Node.js flags", () => {
   const repo = path.resolve(__dirname, '../..');
+  /** They live on the launcher's first line. */
+  const shebang = fs.readFileSync(path.join(repo, 'bin/quire.js'), 'utf8').split('\n')[0]!;
+  const SERVER_NODE_FLAGS = shebang.replace('#!/usr/bin/env -S node', '').trim().split(/\s+/);
   it('are the flags of the quire launcher and of npm start', () => {
-    const shebang = fs.readFileSync(path.join(repo, 'bin/quire.js'), 'utf8').split('\n')[0]!;
-    expect(shebang).toBe(`#!/usr/bin/env -S node ${SERVER_NODE_FLAGS.join(' ')}`);
+    expect(SERVER_NODE_FLAGS).toEqual(['--max-semi-space-size=32', '--no-allocation-site-pretenuring']);
     const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.start).toBe(`node ${SERVER_NODE_FLAGS.join(' ')} bin/quire.js demo`);
   });

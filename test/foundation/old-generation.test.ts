@@ -11,7 +11,7 @@
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { reply, toOutcome } from '../../src/actions/reply.js';
-import { v8GarbageCollector } from '../../src/core/heap-compaction.js';
+import { v8GarbageCollector } from '../../src/memory-tuning.js';
 import type { Scope } from '../../src/notes/access.js';
 import { noteLinks, noteRecord } from '../../src/notes/notes.js';
 import { namedWildcard } from '../../src/surfaces/http/app.js';

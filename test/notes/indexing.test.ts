@@ -7,7 +7,6 @@ import { generateVault } from '../helpers/generate-vault.js';
 import { openServices, startServer } from '../../src/server.js';
 import { addUser } from '../../src/surfaces/cli/admin.js';
 import { HomeIndex, type SearchHit } from '../../src/index/home-index.js';
-import { HeapCompaction } from '../../src/core/heap-compaction.js';
 import { Vault } from '../../src/vault/vault.js';
 import { tempDir } from '../helpers/instance.js';
 
@@ -144,22 +143,20 @@ describe('indexing a Home', () => {
     await vault.close();
   });
 
-  it('asks for one heap collection once the opening and its background work are done, and one after each snapshot save', async () => {
+  it('goes idle once the opening and its background work are done, and after each snapshot save (the server collects garbage then)', async () => {
     const root = tempDir();
     fillHome(root, 150);
     const cacheFile = path.join(tempDir(), 'index.ndjson');
-    const asked: string[] = [];
-    const compaction = new HeapCompaction({ minHeapBytes: 0, growth: 0, quietMs: 0, collect: () => asked.push(pending(vault)) });
-    const vault = new Vault({ root, cacheFile, watch: false, heapCompaction: compaction });
+    const idle: string[] = [];
+    const vault = new Vault({ root, cacheFile, watch: false });
+    vault.onIdle(() => idle.push(pending(vault)));
     await vault.ready;
     await vault.index.whenIdle();
     await new Promise((r) => setTimeout(r, 20));
-    await compaction.settled();
-    // Collected after the links and tags were resolved, not during the opening.
-    expect(asked).toEqual(['0 pending']);
+    // After the links and tags were resolved, not during the opening.
+    expect(idle).toEqual(['0 pending']);
     await vault.saveSnapshot();
-    await compaction.settled();
-    expect(asked).toEqual(['0 pending', '0 pending']);
+    expect(idle).toEqual(['0 pending', '0 pending']);
     await vault.close();
   });
 });

@@ -78,7 +78,7 @@ function view(index: HomeIndex): string[] {
 
 /** A fresh scan of the folder, as a restart would see it. */
 async function freshView(root: string): Promise<string[]> {
-  const v = new Vault({ root, cacheFile: null, watch: false, scanThreads: 1, heapCompaction: null });
+  const v = new Vault({ root, cacheFile: null, watch: false, scanThreads: 1 });
   try {
     await v.ready;
     return view(v.index);

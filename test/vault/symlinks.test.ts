@@ -173,7 +173,7 @@ describe('followSymlinks (opt-in)', () => {
       fs.symlinkSync(path.join(away, 'a.md'), path.join(root, 'link-a.md'));
       fs.symlinkSync(away, path.join(root, 'awaydir'));
       fs.symlinkSync('Real/Inside.md', path.join(root, 'alias.md'));
-      const vault = new Vault({ root, cacheFile: null, followSymlinks: true, heapCompaction: null });
+      const vault = new Vault({ root, cacheFile: null, followSymlinks: true });
       try {
         await vault.ready;
         const paths = () => [...vault.index.notes()].map((n) => n.path).sort();

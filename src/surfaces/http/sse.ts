@@ -19,7 +19,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { AppError, toAppError } from '../../core/errors.js';
-import { longLived } from '../../core/idle-scavenge.js';
+import { longLived } from './activity.js';
 
 export interface SseEvent {
   /** `id:` line; clients send the last one back as `Last-Event-ID`. */
