@@ -95,16 +95,16 @@ async function registrationOptions(ctx: ActionContext, user: { id: string; usern
 async function startRegistration(ctx: ActionContext, data: RegisterData, user: { id: string; username: string; display_name: string }, opts: { userId: string | null; sessionId?: string | null }) {
   const options = await registrationOptions(ctx, user, opts.userId ? passkeysOf(ctx.services.store, opts.userId) : []);
   const flow = await addFlow(
-      ctx.services.store,
-      {
-        kind: data.purpose === 'add' ? 'add' : 'register',
-        challenge: options.challenge,
-        user_id: opts.userId,
-        session_id: opts.sessionId ?? null,
-        data: data as unknown as Record<string, unknown>,
-      },
-      ctx.now(),
-    );
+    ctx.services.store,
+    {
+      kind: data.purpose === 'add' ? 'add' : 'register',
+      challenge: options.challenge,
+      user_id: opts.userId,
+      session_id: opts.sessionId ?? null,
+      data: data as unknown as Record<string, unknown>,
+    },
+    ctx.now(),
+  );
   return { flow: flow.id, expires_at: flow.expires_at, options };
 }
 

@@ -11,6 +11,9 @@ export const findSessionByTokenHash = (store: SidecarStore, hash: string): Sessi
 export const findAppPasswordByTokenHash = (store: SidecarStore, hash: string): AppPasswordRecord | undefined =>
   store.snapshot().app_passwords.find((p) => p.token_hash === hash);
 
+export const findSessionById = (store: SidecarStore, id: string): SessionRecord | undefined =>
+  store.snapshot().sessions.find((s) => s.id === id);
+
 /** The user's sessions that have not expired at `now`. */
 export const liveSessionsOf = (store: SidecarStore, userId: string, now: number): SessionRecord[] =>
   store.snapshot().sessions.filter((s) => s.user_id === userId && s.expires_at > now);
