@@ -89,8 +89,11 @@ function describe(part: Part, errs: ErrorObject[]): { field: string; message: st
         : e.keyword === 'additionalProperties'
           ? `/${(e.params as { additionalProperty: string }).additionalProperty}`
           : '';
-    const segs = (e.instancePath + extra).split('/').filter(Boolean);
-    return [part, ...segs].join('.');
+    // Array items as `[i]`, as the domain names them: body.entries[2].text.
+    return (e.instancePath + extra)
+      .split('/')
+      .filter(Boolean)
+      .reduce((out, seg) => (/^\d+$/.test(seg) ? `${out}[${seg}]` : `${out}.${seg.replace(/~1/g, '/').replace(/~0/g, '~')}`), part);
   };
   // Prefer an `anyOf` failure at the shallowest path: it lists the allowed forms.
   // A limit breach comes first: the other errors of an oversized value say nothing useful.
@@ -108,11 +111,23 @@ function describe(part: Part, errs: ErrorObject[]): { field: string; message: st
       message = `${field} is not a known ${part === 'body' ? 'body field' : `${part} parameter`}`;
       break;
     case 'anyOf': {
-      const branches = (best.schema ?? []) as Array<{ const?: unknown; type?: unknown }>;
-      const forms = branches.map((b) => (b.const !== undefined ? JSON.stringify(b.const) : String(b.type ?? 'value')));
+      const branches = (best.schema ?? []) as Array<{ const?: unknown; type?: unknown; properties?: object }>;
+      // An object form is named by its members, e.g. `{ after }` or `{ index }`.
+      const forms = branches.map((b) =>
+        b.const !== undefined
+          ? JSON.stringify(b.const)
+          : b.type === 'object' && b.properties
+            ? `{ ${Object.keys(b.properties).join(', ')} }`
+            : String(b.type ?? 'value'),
+      );
       message = branches.every((b) => b.const !== undefined)
         ? `${field} must be one of ${forms.join(', ')}`
         : `${field} must be ${forms.join(' or ')}`;
+      break;
+    }
+    case 'minItems': {
+      const min = (best.params as { limit: number }).limit;
+      message = min === 1 ? `${field} must not be empty` : `${field} must hold at least ${min} items`;
       break;
     }
     default:

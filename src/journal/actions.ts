@@ -1,53 +1,53 @@
 /**
- * Notes area of the spec (document 2), "Daily notes and log entries" (13 actions, scope data).
+ * Notes area of the spec (document 2), "Daily notes and log entries".
  * Log entries are blocks of a Daily note, identified by stable block IDs.
  * Handlers are small lambdas over ./journal.ts; the Markdown form is in ./log-format.ts
  * and docs/vault-format.md, the shapes in docs/journal.md.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
-import { defineAction } from '../actions/types.js';
+import { Type } from '@sinclair/typebox';
+import { Headers, Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
 import * as j from './journal.js';
 import { checkDate } from './dates.js';
-import { errors } from '../core/errors.js';
 
-const AREA = 'Daily notes and log entries';
+const BlockIdPath = Obj({ block_id: PathString('Stable block ID of the log entry') });
+const IfMatch = Headers({ 'if-match': Type.String({ description: 'Current ETag of the Daily note' }) });
+const DailyQuery = Obj({ date: Type.Optional(Type.String({ description: 'Calendar date of the Daily note' })) });
+const TimezoneHeaders = Headers({ 'x-svc-timezone': Type.Optional(Type.String({ description: "The caller's time zone" })) });
+const Date_ = PathString('Calendar date of the Daily note');
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A file already in the Home, linked below an entry as an embed line (default for images) or a plain link line. */
+const Attachment = Obj({
+  path: Type.String({ minLength: 1, description: 'Home-relative path of the file' }),
+  embed: Type.Optional(Type.Boolean({ description: 'Embed line (`![[…]]`) or plain link line; default: embed for images' })),
+});
+/** An attachment link to restore: the items a delete answered (`target` stands in for a Missing file's `path`). */
+const RestoredLink = Obj({
+  path: Type.Optional(Nullable(Type.String())),
+  target: Type.Optional(Type.String({ description: 'The link target as written' })),
+  embed: Type.Optional(Type.Boolean()),
+  missing: Type.Optional(Type.Boolean()),
+});
 
-const BlockIdPath = Type.Object(
-  { block_id: Type.String({ minLength: 1, description: 'Stable block ID of the log entry' }) },
-  { additionalProperties: false },
-);
-const IfMatchHeaders = Type.Object(
-  { 'if-match': Type.String({ description: 'Current ETag of the Daily note' }) },
-  { additionalProperties: true },
-);
-const DailyQuery = Type.Object(
-  { date: Type.Optional(Type.String({ description: 'Calendar date of the Daily note' })) },
-  { additionalProperties: false },
-);
-const TimezoneHeaders = Type.Object(
-  { 'x-svc-timezone': Type.Optional(Type.String({ description: "The caller's time zone" })) },
-  { additionalProperties: true },
-);
-const Attachments = (description: string) =>
-  Type.Array(Type.Object({}, { additionalProperties: true }), { description });
+/** One log entry to create: the body of `notes_journal_create_log` and each item of the batch. */
+const LogEntry = Obj({
+  attachments: Type.Optional(Type.Array(Attachment, { description: 'Files already in the Home, linked below the new entry in order, in the same write' })),
+  client_id: Type.Optional(
+    Nullable(Type.String({ minLength: 1, description: 'Stable create identity from the Installation; the first outcome is retained so retries create no second entry' })),
+  ),
+  now: Type.String({ description: "Client's local wall time `YYYY-MM-DDTHH:MM[:SS]`" }),
+  position: Type.Optional(
+    Type.Union([Obj({ after: Type.String() }), Obj({ before: Type.String() }), Obj({ index: Type.Integer({ minimum: 0 }) }), Type.Null()], {
+      description: 'After or before an entry of the same day (a block ID), or before the n-th entry; default: by time',
+    }),
+  ),
+  text: Type.String({ description: 'Text of the log entry, one line' }),
+  timezone: Type.String({ description: 'IANA time zone of `now`' }),
+});
 
 export const actions = [
-  defineAction({
-    name: 'daily',
-    method: 'GET',
-    route: '/api/v1/notes/daily',
-    tool: 'svc_notes_get_or_create_daily',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('daily', {
     summary:
       "Reads the caller's Daily note and its log for a date (default today in the zone of header `X-Svc-Timezone`); an absent day reads as empty and is not created (ensure_daily creates it).",
     input: { query: DailyQuery, headers: TimezoneHeaders },
@@ -57,20 +57,8 @@ export const actions = [
       return reply(r.record, r.etag ? { etag: r.etag } : {});
     },
   }),
-  defineAction({
-    name: 'ensure_daily',
-    method: 'POST',
-    route: '/api/v1/notes/daily',
-    tool: 'svc_api_ensure_daily',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      'Ensures the Daily note for a date exists, under the shared writer lock; the explicit write behind Home creation and adjacent-day navigation.',
+  specAction('ensure_daily', {
+    summary: 'Ensures the Daily note for a date exists, under the shared writer lock; the explicit write behind Home creation and adjacent-day navigation.',
     input: { query: DailyQuery, headers: TimezoneHeaders },
     handler: async (ctx, { query, headers }) => {
       const { date, zone } = j.dayFor(ctx.now(), query, headers);
@@ -78,222 +66,73 @@ export const actions = [
       return reply(r.record, { status: r.created ? 201 : 200, ...(r.etag ? { etag: r.etag } : {}) });
     },
   }),
-  defineAction({
-    name: 'notes_journal_create_log',
-    method: 'POST',
-    route: '/api/v1/notes/journal/log',
-    tool: 'svc_api_notes_journal_create_log',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      "Adds a log entry to the caller's Daily note, with attachments (files already in the Home) linked below it in the same write. A `client_id` makes retries create no second entry.",
-    input: {
-      body: Type.Object(
-        {
-          attachments: Type.Optional(
-            Attachments(
-              'Files already in the Home, linked below the new entry in order as an embed line or a plain link line',
-            ),
-          ),
-          client_id: Type.Optional(
-            Nullable(
-              Type.String({
-                description: 'Stable create identity from the Installation; the first outcome is retained so retries create no second entry',
-              }),
-            ),
-          ),
-          now: Type.String({ description: "Client's current local time" }),
-          position: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
-          text: Type.String({ description: 'Text of the log entry' }),
-          timezone: Type.String({ description: "The caller's time zone" }),
-        },
-        { additionalProperties: false },
-      ),
-    },
+  specAction('notes_journal_create_log', {
+    summary: "Adds a log entry to the caller's Daily note, with attachments (files already in the Home) linked below it in the same write. A `client_id` makes retries create no second entry.",
+    input: { body: LogEntry },
     handler: async (ctx, { body }) => {
       const scope = await openScope(ctx);
-      const [r] = await j.createEntries(scope, [await j.prepareCreate(scope, body as Record<string, unknown>)]);
+      const [r] = await j.createEntries(scope, [await j.prepareCreate(scope, body)]);
       return reply({ ...r!.record, replayed: r!.replayed }, { status: r!.replayed ? 200 : 201, etag: r!.record.etag! });
     },
   }),
-  defineAction({
-    name: 'notes_journal_create_log_batch',
-    method: 'POST',
-    route: '/api/v1/notes/journal/log/batch',
-    tool: 'svc_api_notes_journal_create_log_batch',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Adds several log entries in one request.',
-    input: {
-      body: Type.Object(
-        {
-          entries: Type.Array(Type.Object({}, { additionalProperties: true }), {
-            description: 'The log entries to create',
-          }),
-        },
-        { additionalProperties: false },
-      ),
-    },
+  specAction('notes_journal_create_log_batch', {
+    summary: 'Adds up to 500 log entries in one all-or-nothing request, each as `notes_journal_create_log` takes it.',
+    input: { body: Obj({ entries: Type.Array(LogEntry, { minItems: 1, maxItems: 500, description: 'The log entries to create' }) }) },
     handler: async (ctx, { body }) => {
       const scope = await openScope(ctx);
-      if (body.entries.length === 0) throw errors.badRequest('entries must not be empty', { field: 'body.entries' });
-      if (body.entries.length > 500) throw errors.badRequest('entries holds at most 500 entries', { field: 'body.entries' });
       const specs = [];
-      for (let i = 0; i < body.entries.length; i++) specs.push(await j.prepareCreate(scope, body.entries[i]!, `body.entries[${i}]`));
+      for (const [i, entry] of body.entries.entries()) specs.push(await j.prepareCreate(scope, entry, `body.entries[${i}]`));
       const out = await j.createEntries(scope, specs);
       return reply({ items: out.map((r) => ({ ...r.record, replayed: r.replayed })), next_cursor: null }, { status: 201 });
     },
   }),
-  defineAction({
-    name: 'notes_journal_day',
-    method: 'GET',
-    route: '/api/v1/notes/journal/{date}',
-    tool: 'svc_api_notes_journal_day',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('notes_journal_day', {
     summary: 'Reads the Daily note of a date and its log entries.',
-    input: {
-      path: Type.Object(
-        { date: Type.String({ minLength: 1, description: 'Calendar date of the Daily note' }) },
-        { additionalProperties: false },
-      ),
-    },
+    input: { path: Obj({ date: Date_ }) },
     handler: async (ctx, { path }) => {
       const r = await j.getDay(await openScope(ctx), checkDate(path.date, 'path.date'));
       return reply(r.record, r.etag ? { etag: r.etag } : {});
     },
   }),
-  defineAction({
-    name: 'notes_journal_delete_entry',
-    method: 'DELETE',
-    route: '/api/v1/notes/journal/entries/{block_id}',
-    tool: 'svc_api_notes_journal_delete_entry',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('notes_journal_delete_entry', {
     summary: "Deletes a log entry; needs header `If-Match` with the Daily note's current ETag.",
-    input: { path: BlockIdPath, headers: IfMatchHeaders },
+    input: { path: BlockIdPath, headers: IfMatch },
     handler: async (ctx, { path, headers }) => {
       const r = await j.deleteEntry(await openScope(ctx), path.block_id, headers['if-match']);
       return reply(r, { etag: r.etag });
     },
   }),
-  defineAction({
-    name: 'notes_journal_entry_attachments',
-    method: 'POST',
-    route: '/api/v1/notes/journal/entries/{block_id}/attachments',
-    tool: 'svc_api_notes_journal_entry_attachments',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('notes_journal_entry_attachments', {
     summary: 'Links files already in the Home below a log entry.',
-    input: {
-      path: BlockIdPath,
-      body: Type.Object(
-        { attachments: Attachments('Files to link below the entry, in order') },
-        { additionalProperties: false },
-      ),
-    },
+    input: { path: BlockIdPath, body: Obj({ attachments: Type.Array(Attachment, { description: 'Files to link below the entry, in order' }) }) },
     handler: async (ctx, { path, body }) => {
       const r = await j.addAttachments(await openScope(ctx), path.block_id, body.attachments);
       return reply(r.record, { etag: r.etag });
     },
   }),
-  defineAction({
-    name: 'notes_journal_entry_note',
-    method: 'POST',
-    route: '/api/v1/notes/journal/entries/{block_id}/note',
-    tool: 'svc_api_notes_journal_entry_note',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      "Writes the linked note body of a log entry; a `client_id` identifies the composer's operation so a retry does not write twice.",
+  specAction('notes_journal_entry_note', {
+    summary: "Writes the linked note body of a log entry; a `client_id` identifies the composer's operation so a retry does not write twice.",
     input: {
       path: BlockIdPath,
-      body: Type.Object(
-        {
-          body: Type.String({ description: 'Markdown body of the linked note' }),
-          client_id: Type.Optional(
-            Nullable(Type.String({ description: "The composer's stable linked-body operation identity" })),
-          ),
-        },
-        { additionalProperties: false },
-      ),
+      body: Obj({
+        body: Type.String({ description: 'Markdown body of the linked note' }),
+        client_id: Type.Optional(Nullable(Type.String({ description: "The composer's stable linked-body operation identity" }))),
+      }),
     },
     handler: async (ctx, { path, body }) => {
       const r = await j.entryNote(await openScope(ctx), path.block_id, body.body, body.client_id ?? null);
       return reply(r.record, { status: r.created ? 201 : 200, etag: r.etag });
     },
   }),
-  defineAction({
-    name: 'notes_journal_fix_line',
-    method: 'POST',
-    route: '/api/v1/notes/journal/{date}/lines/{hash}/fix',
-    tool: 'svc_api_notes_journal_fix_line',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      "Fixes an unparsed line of a Daily note's log, identified by its hash; needs header `If-Match` with the Daily note's current ETag.",
-    input: {
-      path: Type.Object(
-        {
-          date: Type.String({ minLength: 1, description: 'Calendar date of the Daily note' }),
-          hash: Type.String({ minLength: 1, description: 'Hash of the unparsed line' }),
-        },
-        { additionalProperties: false },
-      ),
-      headers: IfMatchHeaders,
-    },
+  specAction('notes_journal_fix_line', {
+    summary: "Fixes an unparsed line of a Daily note's log, identified by its hash; needs header `If-Match` with the Daily note's current ETag.",
+    input: { path: Obj({ date: Date_, hash: PathString('Hash of the unparsed line') }), headers: IfMatch },
     handler: async (ctx, { path, headers }) => {
       const r = await j.fixLine(await openScope(ctx), path.date, path.hash, headers['if-match']);
       return reply(r.record, { etag: r.etag });
     },
   }),
-  defineAction({
-    name: 'notes_journal_get_entry',
-    method: 'GET',
-    route: '/api/v1/notes/journal/entries/{block_id}',
-    tool: 'svc_api_notes_journal_get_entry',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('notes_journal_get_entry', {
     summary: 'Reads one log entry by its stable block ID.',
     input: { path: BlockIdPath },
     handler: async (ctx, { path }) => {
@@ -301,86 +140,37 @@ export const actions = [
       return reply(r.record, { etag: r.etag });
     },
   }),
-  defineAction({
-    name: 'notes_journal_patch_entry',
-    method: 'PATCH',
-    route: '/api/v1/notes/journal/entries/{block_id}',
-    tool: 'svc_api_notes_journal_patch_entry',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('notes_journal_patch_entry', {
     summary:
       "Changes the date, start, end, time zone, title or tags of a log entry; omitted members stay as they are. Needs header `If-Match` with the Daily note's current ETag.",
     input: {
       path: BlockIdPath,
-      headers: IfMatchHeaders,
-      body: Type.Object(
-        {
-          date: Type.Optional(Nullable(Type.String())),
-          end: Type.Optional(Nullable(Type.String())),
-          start: Type.Optional(Nullable(Type.String())),
-          title: Type.Optional(Nullable(Type.String())),
-          tz: Type.Optional(Nullable(Type.String())),
-          tags: Type.Optional(Nullable(Type.Array(Type.String()))),
-        },
-        { additionalProperties: false },
-      ),
+      headers: IfMatch,
+      body: Obj({
+        date: Type.Optional(Nullable(Type.String())),
+        end: Type.Optional(Nullable(Type.String())),
+        start: Type.Optional(Nullable(Type.String())),
+        title: Type.Optional(Nullable(Type.String())),
+        tz: Type.Optional(Nullable(Type.String())),
+        tags: Type.Optional(Nullable(Type.Array(Type.String()))),
+      }),
     },
     handler: async (ctx, { path, headers, body }) => {
       const r = await j.patchEntry(await openScope(ctx), path.block_id, headers['if-match'], body);
       return reply(r.record, { etag: r.etag });
     },
   }),
-  defineAction({
-    name: 'notes_journal_remove_attachment',
-    method: 'POST',
-    route: '/api/v1/notes/journal/entries/{block_id}/attachments/remove',
-    tool: 'svc_api_notes_journal_remove_attachment',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('notes_journal_remove_attachment', {
     summary: 'Removes one attachment link from below a log entry.',
-    input: {
-      path: BlockIdPath,
-      body: Type.Object(
-        { target: Type.String({ description: 'Link target of the attachment to remove' }) },
-        { additionalProperties: false },
-      ),
-    },
+    input: { path: BlockIdPath, body: Obj({ target: Type.String({ description: 'Link target of the attachment to remove' }) }) },
     handler: async (ctx, { path, body }) => {
       const r = await j.removeAttachment(await openScope(ctx), path.block_id, body.target);
       return reply(r.record, { etag: r.etag });
     },
   }),
-  defineAction({
-    name: 'notes_journal_restore_attachments',
-    method: 'POST',
-    route: '/api/v1/notes/journal/entries/{block_id}/attachments/restore',
-    tool: 'svc_api_notes_journal_restore_attachments',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary:
-      'Restores the attachment links of a log entry from an undo, including links to files that stay Missing.',
-    input: {
-      path: BlockIdPath,
-      body: Type.Object(
-        { attachments: Attachments('Attachment links to restore, as returned for the undo') },
-        { additionalProperties: false },
-      ),
-    },
+  specAction('notes_journal_restore_attachments', {
+    summary: 'Restores the attachment links of a log entry from an undo, including links to files that stay Missing.',
+    input: { path: BlockIdPath, body: Obj({ attachments: Type.Array(RestoredLink, { description: 'Attachment links to restore, as the delete answered them' }) }) },
     handler: async (ctx, { path, body }) => {
       const r = await j.restoreAttachments(await openScope(ctx), path.block_id, body.attachments);
       return reply(r.record, { etag: r.etag });

@@ -283,11 +283,6 @@ export async function getEntry(scope: Scope, blockId: string) {
 
 // ---------------------------------------------------------------- creating entries
 
-export interface AttachmentInput {
-  path: string;
-  embed?: boolean;
-}
-
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp|svg|avif|bmp|heic|tiff?)$/i;
 
 function linkText(path: string, embed: boolean): string {
@@ -303,24 +298,27 @@ function childIndentOf(day: ParsedDay, e?: ParsedEntry): string {
   return e?.childIndent ?? day.entries.find((x) => x.childIndent)?.childIndent ?? '    ';
 }
 
-/** Checks attachment inputs: objects with a Home `path`; with `mustExist`, the files must be there. */
-async function checkAttachments(scope: Scope, list: unknown, field: string, mustExist: boolean): Promise<Array<{ path: string; embed: boolean }>> {
-  if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw errors.badRequest(`${field} must be an array`, { field });
+/** An attachment input: a Home `path` (restores also take the `target` a delete reported). */
+export interface AttachmentInput {
+  path?: string | null;
+  target?: string;
+  embed?: boolean;
+}
+
+/** Checks attachment inputs (their shape is the action's schema): with `mustExist`, the files must be there. */
+async function checkAttachments(scope: Scope, list: ReadonlyArray<AttachmentInput> | undefined, field: string, mustExist: boolean): Promise<Array<{ path: string; embed: boolean }>> {
   const out: Array<{ path: string; embed: boolean }> = [];
-  for (let i = 0; i < list.length; i++) {
-    const a = list[i] as Record<string, unknown>;
+  for (const [i, a] of (list ?? []).entries()) {
     const f = `${field}[${i}]`;
-    const path = typeof a?.path === 'string' ? a.path : typeof a?.target === 'string' ? a.target : null;
+    const path = a.path || a.target;
     if (!path || !path.trim()) throw errors.badRequest(`${f}.path must be a Home-relative path`, { field: `${f}.path` });
-    if (a.embed !== undefined && typeof a.embed !== 'boolean') throw errors.badRequest(`${f}.embed must be a boolean`, { field: `${f}.embed` });
     const p = path.trim().replace(/^\/+/, '');
     if (mustExist) {
       if (!visible(scope, p) || (await scope.vault.home.etag(p).catch(() => null)) === null) {
         throw errors.notFound(`No such file in the Home: ${p}`, { field: `${f}.path`, path: p });
       }
     }
-    out.push({ path: p, embed: typeof a.embed === 'boolean' ? a.embed : IMAGE_EXT.test(p) });
+    out.push({ path: p, embed: a.embed ?? IMAGE_EXT.test(p) });
   }
   return out;
 }
@@ -342,19 +340,9 @@ function withoutSpans(text: string, spans: ComposerSpan[], kinds: ReadonlySet<st
     .trim();
 }
 
-type Position = { after: string } | { before: string } | { index: number } | null;
+export type Position = { after: string } | { before: string } | { index: number } | null;
 
-function checkPosition(p: unknown, field: string): Position {
-  if (p === undefined || p === null) return null;
-  const o = p as Record<string, unknown>;
-  const keys = Object.keys(o);
-  if (keys.length === 1 && typeof o.after === 'string') return { after: o.after };
-  if (keys.length === 1 && typeof o.before === 'string') return { before: o.before };
-  if (keys.length === 1 && Number.isInteger(o.index) && (o.index as number) >= 0) return { index: o.index as number };
-  throw errors.badRequest(`${field} must be one of { "after": block_id }, { "before": block_id }, { "index": n }`, { field });
-}
-
-interface CreateSpec {
+export interface CreateSpec {
   field: string;
   date: string;
   start: string | null;
@@ -368,26 +356,31 @@ interface CreateSpec {
 
 const CUT_KINDS = new Set(['date', 'time', 'duration']);
 
-export async function prepareCreate(scope: Scope, body: Record<string, unknown>, field = 'body'): Promise<CreateSpec> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest(`${field} must be an object`, { field });
-  const known = new Set(['attachments', 'client_id', 'now', 'position', 'text', 'timezone']);
-  for (const k of Object.keys(body)) if (!known.has(k)) throw errors.badRequest(`${field}.${k} is not a field of a log entry`, { field: `${field}.${k}` });
-  for (const k of ['text', 'now', 'timezone']) {
-    if (typeof body[k] !== 'string') throw errors.badRequest(`${field}.${k} is required (a string)`, { field: `${field}.${k}` });
-  }
-  const text = (body.text as string).trim();
+/** One log entry to create, as `notes_journal_create_log` and each item of the batch take it. */
+export interface LogEntryInput {
+  text: string;
+  now: string;
+  timezone: string;
+  client_id?: string | null;
+  attachments?: AttachmentInput[];
+  position?: Position;
+}
+
+/** The semantic checks of one entry (its shape is the action's schema); `field` names it in errors. */
+export async function prepareCreate(scope: Scope, body: LogEntryInput, field = 'body'): Promise<CreateSpec> {
+  const text = body.text.trim();
   if (!text) throw errors.badRequest('text must not be blank', { field: `${field}.text` });
   if (/[\r\n\u2028\u2029]/.test(text)) {
     throw errors.badRequest('text must be one line; a longer body goes to the entry note (notes_journal_entry_note)', { field: `${field}.text` });
   }
-  const zone = checkZone((body.timezone as string).trim(), `${field}.timezone`);
-  const now = parseWallTime(body.now as string, `${field}.now`);
-  if (body.client_id !== undefined && body.client_id !== null && (typeof body.client_id !== 'string' || !body.client_id.trim())) {
+  const zone = checkZone(body.timezone.trim(), `${field}.timezone`);
+  const now = parseWallTime(body.now, `${field}.now`);
+  if (typeof body.client_id === 'string' && !body.client_id.trim()) {
     throw errors.badRequest('client_id must be a non-empty string or null', { field: `${field}.client_id` });
   }
   let parsed;
   try {
-    parsed = parseComposer({ mode: 'event', now: body.now as string, text });
+    parsed = parseComposer({ mode: 'event', now: body.now, text });
   } catch (e) {
     if (e instanceof AppError) throw errors.badRequest(e.message, { field: `${field}.${(e as { field?: string }).field ?? 'text'}` });
     throw e;
@@ -402,7 +395,7 @@ export async function prepareCreate(scope: Scope, body: Record<string, unknown>,
     text: escapeText(withoutSpans(text, parsed.spans, CUT_KINDS)),
     zone,
     attachments: await checkAttachments(scope, body.attachments, `${field}.attachments`, true),
-    position: checkPosition(body.position, `${field}.position`),
+    position: body.position ?? null,
     clientId: typeof body.client_id === 'string' ? body.client_id.trim() : null,
   };
 }
@@ -656,13 +649,13 @@ function attachmentSplices(scope: Scope, df: DayFile, e: ParsedEntry, add: Array
   return [...anchorSplice(df, e), { at, remove: 0, insert: lines }];
 }
 
-export async function addAttachments(scope: Scope, blockId: string, list: unknown) {
+export async function addAttachments(scope: Scope, blockId: string, list: AttachmentInput[]) {
   const add = await checkAttachments(scope, list, 'body.attachments', true);
   if (!add.length) throw errors.badRequest('attachments must name at least one file', { field: 'body.attachments' });
   return editEntry(scope, blockId, async (df, e) => ({ splices: attachmentSplices(scope, df, e, add), extra: null }));
 }
 
-export async function restoreAttachments(scope: Scope, blockId: string, list: unknown) {
+export async function restoreAttachments(scope: Scope, blockId: string, list: AttachmentInput[]) {
   const add = await checkAttachments(scope, list, 'body.attachments', false);
   const missing: string[] = [];
   for (const a of add) if (!visible(scope, a.path) || (await scope.vault.home.etag(a.path).catch(() => null)) === null) missing.push(a.path);
