@@ -17,6 +17,7 @@ import { ChangeJournals } from './changes/change-log.js';
 import { JobRunner } from './jobs/runner.js';
 import path from 'node:path';
 import { registerWeb } from './web/pages.js';
+import { registerFeedRoute } from './calendar/feed-route.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
 import { attachCollab } from './collab/hub.js';
 
@@ -59,7 +60,10 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const log = input.log ?? ((line: string) => console.log(line));
   const services = await openServices(config, log);
   const setupToken = await issueSetupTokenIfEmpty(services);
-  const app = buildApp({ services, actions: registry, extend: (a) => registerWeb(a, services) });
+  const app = buildApp({ services, actions: registry, extend: (a) => {
+    registerWeb(a, services);
+    registerFeedRoute(a, services);
+  } });
   // Live collaboration: WebSocket upgrades on the same port (docs/collaboration.md).
   const collab = attachCollab(app.server, services, log);
   // Before listening, so that every request is counted.

@@ -677,6 +677,21 @@ export async function removeAttachment(scope: Scope, blockId: string, target: st
   return { record: { ...r.record, removed: r.extra }, etag: r.etag };
 }
 
+/**
+ * Adds child line `- <body>` below an entry (writing its block id into the line, so links to
+ * the entry keep working), unless the entry has that child line already. The calendar's
+ * links to events use it (docs/calendar.md, "Journal links").
+ */
+export async function addEntryLine(scope: Scope, blockId: string, body: string) {
+  if (/[\r\n]/.test(body)) throw errors.badRequest('A child line must be one line', { field: 'body' });
+  return editEntry(scope, blockId, async (df, e) => {
+    for (let i = e.line + 1; i < e.end; i++) {
+      if (df.day.lines[i]!.text.trim().replace(/^([-*+]|\d{1,9}[.)])[ \t]+/, '') === body) return { splices: anchorSplice(df, e), extra: null };
+    }
+    return { splices: [...anchorSplice(df, e), { at: e.end, remove: 0, insert: [childLine(childIndentOf(df.day, e), body)] }], extra: null };
+  });
+}
+
 // ---------------------------------------------------------------- the entry's note
 
 function noteTitleFor(df: DayFile, e: ParsedEntry): string {

@@ -299,7 +299,31 @@ export interface ShareRecord {
   created_at: number;
 }
 
+/**
+ * A published calendar feed (src/calendar/feed-store.ts). `token` makes the public URL and is
+ * kept so the owner can see the URL again; lookups go by `token_hash`. Both null once revoked.
+ */
+export interface CalendarFeedRecord {
+  id: string;
+  user_id: string;
+  /** The creating credential's Home prefix: the feed shows nothing outside it. */
+  home_prefix: string | null;
+  name: string;
+  color: string | null;
+  detail: 'full' | 'busy_only';
+  source: 'journal' | 'area' | 'calendar';
+  source_id: string | null;
+  include_notes: boolean;
+  include_tasks: boolean;
+  token: string | null;
+  token_hash: string | null;
+  created_ms: number;
+  updated_ms: number;
+}
+
 export interface SidecarData extends Partial<AuthTables>, Partial<NotificationTables> {
+  /** Published calendar feeds; absent in files written before them. */
+  calendar_feeds?: CalendarFeedRecord[];
   /** Notes shared between users; files written before sharing load without it (treated as empty). */
   shares?: ShareRecord[];
   /** Web push VAPID keys, made once per Instance on first use. */
