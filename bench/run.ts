@@ -18,6 +18,7 @@
  *   npm run bench -- --phases             also time the cold-index phases separately
  *   npm run bench -- --index-runs 3       cold and warm index runs per size; the median counts (default 3 up to 10k notes, 1 above)
  *   npm run bench -- --child-timeout 300  seconds before an indexing child is killed
+ *   npm run bench -- --skip-calendar      no calendar section; --calendar-only: only it (docs/calendar.md)
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
  *   npm run bench -- --server-cpu-prof DIR  CPU profile of the server process (edits + load) into DIR
@@ -31,6 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayChild, startServerChild, type LoadResult, type ServerChild } from './http-load.js';
 import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, SERVER_NODE_FLAGS, sleep } from './lib.js';
+import { runCalendarBench } from './calendar.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -437,7 +439,9 @@ async function replayFloor(url: string, token: string, pick: (r: () => number) =
 const started = performance.now();
 log(`Quire bench: sizes ${sizes.join(', ')}; load ${rate} req/s × ${durationS} s after ${warmupS} s of warm-up, max ${maxDurationS} s; ${edits} edits`);
 try {
-  for (const n of sizes) await benchSize(n);
+  if (!args['calendar-only']) for (const n of sizes) await benchSize(n);
+  // The calendar section (bench/calendar.ts): its own Home and server, 200 req/s.
+  if (!args['skip-calendar']) results.calendar = await runCalendarBench({ durationS, warmupS: Math.min(warmupS, 5), log });
 } finally {
   results.meta.totalS = Math.round((performance.now() - started) / 1000);
   report();

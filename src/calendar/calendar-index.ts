@@ -12,7 +12,7 @@ import { etagOf } from '../vault/etag.js';
 import { isIgnoredPath, isTempName } from '../vault/ignore.js';
 import type { Vault } from '../vault/vault.js';
 import { parseEvent, type ParsedIcs } from './ics.js';
-import { Expansion } from './recurrence.js';
+import { Expansion, singleOccurrence, type Occurrence } from './recurrence.js';
 import { CALENDARS_DIR, eventPathParts, isMetaPath, parseMeta, type CalendarMeta } from './storage.js';
 
 export interface EventEntry {
@@ -25,6 +25,33 @@ export interface EventEntry {
   error: string | null;
   /** Lazily made on the first window asked of it. */
   expansion: Expansion | null;
+}
+
+export type ReadableEvent = EventEntry & { ics: ParsedIcs };
+
+/**
+ * Every shown event (one per UID) arranged for window queries: single
+ * events sorted by start (instants and floating wall times apart), with the
+ * longest duration of each list so a binary search finds every one that
+ * may overlap; series answered by their expansion.
+ */
+export interface Timeline {
+  zoned: SortedSingles;
+  floating: SortedSingles;
+  series: ReadableEvent[];
+}
+
+export interface SortedSingles {
+  starts: number[];
+  items: Array<{ e: ReadableEvent; o: Occurrence }>;
+  maxDuration: number;
+}
+
+function sortedSingles(list: Array<{ e: ReadableEvent; o: Occurrence }>): SortedSingles {
+  list.sort((a, b) => a.o.start - b.o.start);
+  let maxDuration = 0;
+  for (const x of list) maxDuration = Math.max(maxDuration, x.o.end - x.o.start);
+  return { starts: list.map((x) => x.o.start), items: list, maxDuration };
 }
 
 export interface CalendarEntry {
@@ -45,8 +72,9 @@ export class CalendarIndex {
   private readonly pending = new Set<string>();
   private built: Promise<void> | null = null;
   private readonly root: string;
-  /** Counts changes, so views derived from the index (tags) know when to rebuild. */
+  /** Counts changes, so views derived from the index know when to rebuild. */
   generation = 0;
+  private timelineCache: { generation: number; timeline: Timeline } | null = null;
 
   constructor(private readonly vault: Vault) {
     this.root = vault.root;
@@ -224,6 +252,22 @@ export class CalendarIndex {
   /** Files under `Calendars/` that are not readable events, with the reason. */
   unreadable(): EventEntry[] {
     return [...this.entries.values()].filter((e) => e.ics === null);
+  }
+
+  /** The events arranged for window queries (rebuilt after a change, on first use). */
+  timeline(): Timeline {
+    if (this.timelineCache?.generation === this.generation) return this.timelineCache.timeline;
+    const zoned: Array<{ e: ReadableEvent; o: Occurrence }> = [];
+    const floating: Array<{ e: ReadableEvent; o: Occurrence }> = [];
+    const series: ReadableEvent[] = [];
+    for (const e of this.events()) {
+      const o = singleOccurrence(e.ics);
+      if (o === null) series.push(e);
+      else (o.floating ? floating : zoned).push({ e, o });
+    }
+    const timeline = { zoned: sortedSingles(zoned), floating: sortedSingles(floating), series };
+    this.timelineCache = { generation: this.generation, timeline };
+    return timeline;
   }
 
   expansionOf(e: EventEntry & { ics: ParsedIcs }): Expansion {

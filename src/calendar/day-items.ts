@@ -4,7 +4,7 @@
  * of the window's days (each note parsed once per ETag); tasks from the
  * vault's index, gathered once per index generation.
  */
-import { dailyNotePath } from '../vault/obsidian-settings.js';
+import { dailyNotePath, type DailyNotesSettings } from '../vault/obsidian-settings.js';
 import { dailySettingsOf } from '../journal/journal.js';
 import { parseDay, type ParsedEntry } from '../journal/log-format.js';
 import { tasksOfNote, type TaskRecord } from '../tasks/tasks.js';
@@ -21,14 +21,42 @@ export interface LogItem {
 
 const dayCache = new WeakMap<Vault, Map<string, { etag: string; items: LogItem[] }>>();
 
+/**
+ * How long the vault's Daily-notes settings are reused. They live in
+ * `.obsidian/`, which the watcher ignores, and reading them costs a stat and
+ * a realpath; a calendar view asks for them on every request.
+ */
+const SETTINGS_TTL_MS = 2000;
+const settingsCache = new WeakMap<Vault, { at: number; key: string; paths: Map<string, string>; settings: DailyNotesSettings }>();
+
+/** Daily-note path of a date under the vault's current settings (Moment formatting, memoised per settings). */
+async function dailyPathFn(scope: Scope): Promise<(date: string) => string> {
+  let hit = settingsCache.get(scope.vault);
+  if (!hit || Date.now() - hit.at >= SETTINGS_TTL_MS) {
+    const settings = await dailySettingsOf(scope);
+    const key = `${settings.folder}\0${settings.format}`;
+    hit = { at: Date.now(), key, paths: hit?.key === key ? hit.paths : new Map(), settings };
+    settingsCache.set(scope.vault, hit);
+  }
+  const { paths, settings } = hit;
+  return (date) => {
+    let p = paths.get(date);
+    if (p === undefined) {
+      if (paths.size > 20_000) paths.clear();
+      paths.set(date, (p = dailyNotePath(settings, date)));
+    }
+    return p;
+  };
+}
+
 /** The timed log entries of the Daily notes of `dates` (entries without a time are not placed on the grid). */
 export async function logItems(scope: Scope, dates: string[]): Promise<LogItem[]> {
-  const settings = await dailySettingsOf(scope);
+  const pathOf = await dailyPathFn(scope);
   let cache = dayCache.get(scope.vault);
   if (!cache) dayCache.set(scope.vault, (cache = new Map()));
   const out: LogItem[] = [];
   for (const date of dates) {
-    const path = dailyNotePath(settings, date);
+    const path = pathOf(date);
     const stat = scope.index.statOf(path);
     if (!stat || !scope.index.noteByPath(path) || !visible(scope, path)) continue;
     let hit = cache.get(path);

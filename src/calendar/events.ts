@@ -79,11 +79,15 @@ export function eventRecord(e: Readable) {
 }
 export type EventRecord = ReturnType<typeof eventRecord>;
 
+/** SUMMARY and LOCATION of a component, read once (components are never edited once parsed). */
+const shownText = new WeakMap<ICAL.Component, { title: unknown; loc: unknown }>();
+
 /** One occurrence in a window, its times as the viewer in `zone` sees them. */
 export function occurrenceRecord(e: Readable, o: Occurrence, zone: string) {
   const c = o.component;
-  const title = c.getFirstPropertyValue('summary');
-  const loc = c.getFirstPropertyValue('location');
+  let t = shownText.get(c);
+  if (!t) shownText.set(c, (t = { title: c.getFirstPropertyValue('summary'), loc: c.getFirstPropertyValue('location') }));
+  const { title, loc } = t;
   const start = instantOf(o.start, o.floating, zone);
   const end = instantOf(o.end, o.floating, zone);
   const series = e.ics.facts;

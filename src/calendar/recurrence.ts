@@ -36,6 +36,18 @@ function timeValue(t: ICAL.Time): { v: number; floating: boolean } {
 /** The instant a time value stands for, with floating values placed in `zone`. */
 export const instantOf = (v: number, floating: boolean, zone: string): number => (floating ? wallToInstant(zone, v) : v);
 
+/**
+ * The one occurrence of an event that neither repeats nor has overrides (most
+ * events); null for anything else, which goes through `Expansion`.
+ */
+export function singleOccurrence(ics: ParsedIcs): Occurrence | null {
+  const m = ics.master;
+  if (!m || ics.overrides.length > 0 || m.hasProperty('rrule') || m.hasProperty('rdate')) return null;
+  const s = timeValue(ics.facts.dtstart);
+  const e = timeValue(ics.facts.dtend);
+  return { start: s.v, end: Math.max(s.v, e.v), floating: s.floating, allDay: ics.facts.allDay, recurrenceId: null, component: m };
+}
+
 export class Expansion {
   /** Occurrences that are exactly the master's pattern (start order; uniform duration). */
   private readonly base: number[] = [];

@@ -8,7 +8,7 @@ import { errors } from '../core/errors.js';
 import { compareKeys, decodeCursor, encodeCursor } from '../core/cursor.js';
 import type { Scope } from '../notes/access.js';
 import type { TaskRecord } from '../tasks/tasks.js';
-import type { CalendarEntry, EventEntry } from './calendar-index.js';
+import type { CalendarEntry, CalendarIndex, EventEntry } from './calendar-index.js';
 import { dueTasks, logItems, type LogItem } from './day-items.js';
 import { calendarRecord, defaultCalendarId, eventRecord, occurrenceRecord, openCalendars } from './events.js';
 import type { ParsedIcs } from './ics.js';
@@ -81,22 +81,48 @@ export function parseWindow(q: { from?: string; to?: string; tz?: string }, maxD
 }
 
 type Readable = EventEntry & { ics: ParsedIcs };
+type Found = { e: Readable; o: Occurrence; start: number };
 
-/** Occurrences of the events in `calendars` that overlap the window, sorted by start. */
-function occurrencesIn(calendars: CalendarEntry[], index: { eventByPath(p: string): EventEntry | undefined; expansionOf(e: Readable): { between(a: number, b: number, z: string): Occurrence[] }; eventByUid(u: string): EventEntry | undefined }, w: Window) {
-  const out: Array<{ e: Readable; o: Occurrence; start: number }> = [];
-  for (const c of calendars) {
-    for (const p of c.events) {
-      const e = index.eventByPath(p);
-      // A second file claiming a UID another file holds is not shown twice.
-      if (!e?.ics || index.eventByUid(e.ics.facts.uid) !== e) continue;
-      for (const o of index.expansionOf(e as Readable).between(w.from, w.to, w.tz)) {
-        out.push({ e: e as Readable, o, start: instantOf(o.start, o.floating, w.tz) });
-      }
+/** First index in ascending `a` whose value is ≥ `v`. */
+function lowerBound(a: number[], v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (a[m]! < v) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/** Occurrences of the events of the calendars `shown` that overlap the window. */
+function occurrencesIn(index: CalendarIndex, shown: (calendarId: string) => boolean, w: Window): Found[] {
+  const out: Found[] = [];
+  const t = index.timeline();
+  const overlaps = (start: number, end: number) => start < w.to && (end > w.from || (end === start && start >= w.from));
+  // Single events: binary search, instants first, then floating wall times placed in the viewer's zone.
+  for (const [list, lo, hi] of [
+    [t.zoned, w.from, w.to],
+    [t.floating, instantToWall(w.tz, w.from) - FLOAT_MARGIN, instantToWall(w.tz, w.to) + FLOAT_MARGIN],
+  ] as const) {
+    for (let i = lowerBound(list.starts, lo - list.maxDuration); i < list.starts.length && list.starts[i]! < hi; i++) {
+      const { e, o } = list.items[i]!;
+      if (!shown(e.calendarId)) continue;
+      const start = instantOf(o.start, o.floating, w.tz);
+      if (overlaps(start, instantOf(o.end, o.floating, w.tz))) out.push({ e, o, start });
     }
+  }
+  for (const e of t.series) {
+    if (!shown(e.calendarId)) continue;
+    for (const o of index.expansionOf(e).between(w.from, w.to, w.tz)) out.push({ e, o, start: instantOf(o.start, o.floating, w.tz) });
   }
   return out;
 }
+
+/** Margin around a window for floating times, whose instant depends on the viewer's zone. */
+const FLOAT_MARGIN = 15 * 3_600_000;
+
+const byStart = (a: Found, b: Found) => a.start - b.start || (a.e.ics.facts.uid < b.e.ics.facts.uid ? -1 : a.e.ics.facts.uid > b.e.ics.facts.uid ? 1 : 0);
 
 // ---------------------------------------------------------------- calendar_events
 
@@ -109,7 +135,8 @@ export async function listEvents(scope: Scope, q: { from?: string; to?: string; 
     return { from: null, to: null, tz, events: events.map(eventRecord) };
   }
   const w = parseWindow(q, WINDOW_MAX_DAYS.events);
-  const occ = occurrencesIn(calendars, index, w).sort((a, b) => a.start - b.start || (a.e.ics.facts.uid < b.e.ics.facts.uid ? -1 : 1));
+  const ids = new Set(calendars.map((c) => c.id));
+  const occ = occurrencesIn(index, (id) => ids.has(id), w).sort(byStart);
   return { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz, events: occ.map(({ e, o }) => occurrenceRecord(e, o, w.tz)) };
 }
 
@@ -156,8 +183,9 @@ function taskRecordOf(t: TaskRecord) {
 async function collect(scope: Scope, w: Window): Promise<{ pending: Pending[]; calendars: CalendarEntry[] }> {
   const { index, calendars } = await openCalendars(scope);
   const shown = calendars.filter((c) => c.meta.visible);
+  const ids = new Set(shown.map((c) => c.id));
   const pending: Pending[] = [];
-  for (const { e, o, start } of occurrencesIn(shown, index, w)) {
+  for (const { e, o, start } of occurrencesIn(index, (id) => ids.has(id), w)) {
     pending.push({ kind: 'event', start, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, make: () => occurrenceRecord(e, o, w.tz) });
   }
   for (const l of await logItems(scope, w.dates)) {
@@ -190,11 +218,13 @@ async function collect(scope: Scope, w: Window): Promise<{ pending: Pending[]; c
       pending.push({ kind: 'task', start, id: rec.id, n: 0, make: () => rec });
     }
   }
-  pending.sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
+  pending.sort(comparePending);
   return { pending, calendars: shown };
 }
 
 const keyOf = (p: Pending): unknown[] => [p.start, KIND_ORDER[p.kind], p.id, p.n];
+const comparePending = (a: Pending, b: Pending) =>
+  a.start - b.start || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.n - b.n;
 
 export async function listItems(scope: Scope, q: { from: string; to: string; tz: string; cursor?: string; limit?: number }) {
   const w = parseWindow(q, WINDOW_MAX_DAYS.items);

@@ -66,23 +66,67 @@ function offsetUncached(zone: string, ms: number): number {
   return Math.round((wall - whole) / 1000) * 1000;
 }
 
-/** Offsets by zone and hour, kept only for hours that hold no change (checked at both ends). */
-const offsetCache = new Map<string, Map<number, number>>();
+/** Sampling step when looking for a zone's changes (no zone changes its offset twice within 3 days). */
+const STEP = 3 * 24 * HOUR;
+
+interface Segments {
+  /** Instants where an offset starts (ascending), and the offsets. */
+  starts: number[];
+  offsets: number[];
+}
+
+/** Each zone's offsets, by UTC year: found once by sampling and bisecting to the second. */
+const segmentCache = new Map<string, Map<number, Segments>>();
+
+function segmentsOf(zone: string, year: number): Segments {
+  let byYear = segmentCache.get(zone);
+  if (!byYear) segmentCache.set(zone, (byYear = new Map()));
+  let seg = byYear.get(year);
+  if (seg) return seg;
+  const t0 = Date.UTC(year, 0, 1);
+  const t1 = Date.UTC(year + 1, 0, 1);
+  seg = { starts: [t0], offsets: [offsetUncached(zone, t0)] };
+  let prevT = t0;
+  let prev = seg.offsets[0]!;
+  for (let t = Math.min(t0 + STEP, t1); ; t = Math.min(t + STEP, t1)) {
+    const o = offsetUncached(zone, t);
+    if (o !== prev) {
+      // The first second of the new offset lies in (prevT, t].
+      let lo = prevT;
+      let hi = t;
+      while (hi - lo > 1000) {
+        const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+        if (offsetUncached(zone, mid) === prev) lo = mid;
+        else hi = mid;
+      }
+      seg.starts.push(hi);
+      seg.offsets.push(o);
+      prev = o;
+    }
+    prevT = t;
+    if (t >= t1) break;
+  }
+  byYear.set(year, seg);
+  return seg;
+}
+
+const yearOf = (ms: number) => new Date(ms).getUTCFullYear();
 
 /** The zone's offset from UTC (ms) at instant `ms`. */
 export function offsetAt(zone: string, ms: number): number {
   if (zone === 'UTC' || zone === 'Etc/UTC') return 0;
-  let byHour = offsetCache.get(zone);
-  if (!byHour) offsetCache.set(zone, (byHour = new Map()));
-  const hour = Math.floor(ms / HOUR);
-  const hit = byHour.get(hour);
-  if (hit !== undefined) return hit;
-  const a = offsetUncached(zone, hour * HOUR);
-  const b = offsetUncached(zone, hour * HOUR + HOUR - 1000);
-  if (a !== b) return offsetUncached(zone, ms);
-  if (byHour.size > 200_000) byHour.clear();
-  byHour.set(hour, a);
-  return a;
+  const y = yearOf(ms);
+  // Far outside the range people plan in, ask Intl directly rather than cache years nobody revisits.
+  if (y < 1800 || y > 2200 || Number.isNaN(y)) return offsetUncached(zone, ms);
+  const { starts, offsets } = segmentsOf(zone, y);
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const m = (lo + hi + 1) >> 1;
+    if (starts[m]! <= ms) lo = m;
+    else hi = m - 1;
+  }
+  return offsets[lo]!;
 }
 
 /**
