@@ -19,6 +19,7 @@
  *   npm run bench -- --index-runs 3       cold and warm index runs per size; the median counts (default 3 up to 10k notes, 1 above)
  *   npm run bench -- --child-timeout 300  seconds before an indexing child is killed
  *   npm run bench -- --skip-calendar      no calendar section; --calendar-only: only it (docs/calendar.md)
+ *   npm run bench -- --startup-runs 10    runs of each start-up figure (default 10; 0 skips them)
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
  *   npm run bench -- --server-cpu-prof DIR  CPU profile of the server process (edits + load) into DIR
@@ -32,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayChild, startServerChild, type LoadResult, type ServerChild } from './http-load.js';
 import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, SERVER_NODE_FLAGS, sleep } from './lib.js';
+import { startupFigures } from './startup.js';
 import { runCalendarBench } from './calendar.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 
@@ -409,6 +411,7 @@ function report() {
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map((r) => line([r.label, ...r.values, r.target, r.verdict])),
     '(* = p99 not valid for the target: the fixed rate was not reached or some requests failed)',
+    ...startupLines(),
   ].join('\n');
   results.table = text.split('\n');
   log('\n' + text);
@@ -434,11 +437,37 @@ async function replayFloor(url: string, token: string, pick: (r: () => number) =
   }
 }
 
+/** The start-up figures under the table: each median, and as a multiple of a bare Node start. */
+function startupLines(): string[] {
+  const s = results.startup;
+  if (!s?.nodeBare) return [];
+  const ms = (k: string) => `${Math.round(s[k].p50)} ms`.padStart(9);
+  return [
+    '',
+    `start-up, from process start (median of ${s.runs}):`,
+    `  bare node -e 0                        ${ms('nodeBare')}`,
+    `  quire --help                          ${ms('help')}  = ${s.inNodeStarts.help} bare Node starts (goal ≤ 4)`,
+    `  quire actions list                    ${ms('actionsList')}  = ${s.inNodeStarts.actionsList}`,
+    `  quire action run --server             ${ms('actionRunServer')}  = ${s.inNodeStarts.actionRunServer}`,
+    `  quire serve → first answer (empty)    ${ms('serveFirstAnswer')}  = ${s.inNodeStarts.serveFirstAnswer} (goal ≤ 10)`,
+  ];
+}
+
 // ------------------------------------------------------------------- main
 
 const started = performance.now();
 log(`Quire bench: sizes ${sizes.join(', ')}; load ${rate} req/s × ${durationS} s after ${warmupS} s of warm-up, max ${maxDurationS} s; ${edits} edits`);
 try {
+  const startupRuns = args['startup-runs'] !== undefined ? Number(args['startup-runs']) : 10;
+  if (startupRuns > 0) {
+    log('\nstart-up, from process start:');
+    try {
+      results.startup = await startupFigures(startupRuns, log);
+    } catch (e) {
+      log(`  FAILED: ${(e as Error).message.split('\n')[0]}`);
+      results.startup = { error: (e as Error).message.split('\n')[0] };
+    }
+  }
   if (!args['calendar-only']) for (const n of sizes) await benchSize(n);
   // The calendar section (bench/calendar.ts): its own Home and server, 200 req/s.
   if (!args['skip-calendar']) results.calendar = await runCalendarBench({ durationS, warmupS: Math.min(warmupS, 5), log });
