@@ -1,5 +1,5 @@
 /** Real HocuspocusProvider clients in Node for the collaboration tests and the benchmark. */
-import { HocuspocusProvider } from '@hocuspocus/provider';
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 
@@ -16,12 +16,13 @@ export function connect(s: Session, opts: { timeoutMs?: number } = {}): Promise<
       provider.destroy();
       reject(new Error(`provider for ${s.name} did not sync`));
     }, opts.timeoutMs ?? 10_000);
+    // Its own socket, reconnecting within a second (the default backs off to 30 s): tests restart servers.
+    const socket = new HocuspocusProviderWebsocket({ url: s.url, WebSocketPolyfill: WebSocket, delay: 100, minDelay: 100, factor: 1.5, maxDelay: 1000 });
     const provider: HocuspocusProvider = new HocuspocusProvider({
-      url: s.url,
+      websocketProvider: socket,
       name: s.name,
       token: s.token,
       document: new Y.Doc(),
-      WebSocketPolyfill: WebSocket,
       onSynced: () => {
         clearTimeout(timer);
         resolve(provider);
@@ -31,7 +32,13 @@ export function connect(s: Session, opts: { timeoutMs?: number } = {}): Promise<
         provider.destroy();
         reject(new Error(`refused: ${reason}`));
       },
-    } as ConstructorParameters<typeof HocuspocusProvider>[0]);
+    });
+    provider.attach();
+    const destroy = provider.destroy.bind(provider);
+    provider.destroy = () => {
+      destroy();
+      socket.destroy();
+    };
   });
 }
 
