@@ -103,8 +103,15 @@ function myersMatches(a: readonly string[], b: readonly string[], maxD: number):
 /** The edits that turn `a` into `b`: line by line, each changed run of lines narrowed to the characters that differ. */
 export function diffText(a: string, b: string): Edit[] {
   if (a === b) return [];
-  const pre = commonPrefix(a, b);
-  const suf = commonSuffix(a, b, pre, pre);
+  // Common ends cut at line boundaries, so the lines compared below are whole lines.
+  let pre = commonPrefix(a, b);
+  pre = pre === 0 ? 0 : a.lastIndexOf('\n', pre - 1) + 1;
+  let suf = commonSuffix(a, b, pre, pre);
+  const sufStart = a.length - suf;
+  if (sufStart > 0 && a.charCodeAt(sufStart - 1) !== 10) {
+    const nl = a.indexOf('\n', sufStart);
+    suf = nl < 0 ? 0 : a.length - nl - 1;
+  }
   const aMid = a.slice(pre, a.length - suf);
   const bMid = b.slice(pre, b.length - suf);
   if (aMid.length === 0 || bMid.length === 0) return [{ pos: pre, del: aMid.length, ins: bMid }];

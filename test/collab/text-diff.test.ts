@@ -25,6 +25,12 @@ describe('diffText', () => {
     ]);
   });
 
+  it('compares whole lines even where the changed text starts mid-line', () => {
+    const a = 'ann\nbob 1\ncat 1\nbob 2\nann 2\n';
+    const b = 'ann 1\ncat 1\nann 2\n';
+    expect(diffText(a, b).map((e) => [a.slice(e.pos, e.pos + e.del), e.ins])).toEqual([['\nbob', ''], ['bob 2\n', '']]);
+  });
+
   it('never splits a surrogate pair', () => {
     for (const e of diffText('x😀y', 'x😃y')) {
       expect(e.ins.length % 2 === 0 || e.ins === '').toBe(true);
