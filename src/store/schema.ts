@@ -321,11 +321,31 @@ export interface CalendarFeedRecord {
   updated_ms: number;
 }
 
+/** A public link (src/public/link-store.ts; docs/public-links.md). */
+export interface PublicLinkRecord {
+  id: string;
+  /** The owner, whose Home the link shares from. */
+  user_id: string;
+  slug: string;
+  target: { kind: 'note'; note_id: string } | { kind: 'canvas'; note_id: string } | { kind: 'folder'; path: string } | { kind: 'file'; path: string };
+  permissions: { view: boolean; download: boolean; upload: boolean; edit: boolean };
+  /** scrypt: `scrypt$<N>$<r>$<p>$<salt b64url>$<hash b64url>`; null for no password. */
+  password_hash: string | null;
+  expires_at: number | null;
+  /** The creating credential's Home prefix: the link never shows more than it could. */
+  home_prefix: string | null;
+  created_at: number;
+  updated_at: number;
+  revoked_at: number | null;
+}
+
 export interface SidecarData extends Partial<AuthTables>, Partial<NotificationTables> {
   /** Published calendar feeds; absent in files written before them. */
   calendar_feeds?: CalendarFeedRecord[];
   /** Notes shared between users; files written before sharing load without it (treated as empty). */
   shares?: ShareRecord[];
+  /** Public links; absent in files written before them (read as empty). */
+  public_links?: PublicLinkRecord[];
   /** Web push VAPID keys, made once per Instance on first use. */
   vapid?: { public_key: string; private_key: string; created_ms: number };
   schema: 1;

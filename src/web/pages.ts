@@ -12,6 +12,7 @@ import { installRateLimits } from '../accounts/rate-limit.js';
 import { AppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { AUTH_SCRIPT } from './auth-script.js';
+import { registerPublicPages } from './public-page.js';
 
 const esc = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -156,4 +157,5 @@ export function registerWeb(app: FastifyInstance, services: Services): void {
   }
   app.get('/assets/auth.js', (_req, res) => send(res, 'text/javascript; charset=utf-8', AUTH_SCRIPT));
   app.get('/assets/quire.css', (_req, res) => send(res, 'text/css; charset=utf-8', CSS));
+  registerPublicPages(app, services);
 }
