@@ -299,7 +299,7 @@ export function insertCliRequest(
 export const findCliRequestByUserCode = (store: SidecarStore, userCode: string): CliRequestRecord | undefined =>
   tables(store).cli_requests.find((r) => r.user_code === userCode);
 
-/** Changes the request with `userCode`; `change` gets undefined when there is none and may throw. */
+/** Changes the request with `userCode` in one transaction; `change` gets undefined when there is none, and must throw then. */
 export function updateCliRequestByUserCode(
   store: SidecarStore,
   userCode: string,
