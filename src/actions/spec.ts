@@ -44,6 +44,8 @@ export interface SpecActionParts<S extends InputSchemas> {
   handler?: ActionHandler<S>;
 }
 
+const fromSpec = new WeakSet<ActionDef<any>>();
+
 /**
  * The declaration of spec action `name`, its spec facts read from the catalog. Throws at import
  * time for a name the spec does not declare, so a typo cannot become a silent extension.
@@ -51,7 +53,7 @@ export interface SpecActionParts<S extends InputSchemas> {
 export function specAction<S extends InputSchemas = Record<never, never>>(name: string, parts: SpecActionParts<S>): ActionDef<S> {
   const row = rowsByName.get(name);
   if (!row) throw new Error(`specAction("${name}"): spec/actions.json declares no such action; declare an extension with defineAction`);
-  return {
+  const def: ActionDef<S> = {
     name,
     method: row.method,
     route: row.route,
@@ -66,6 +68,13 @@ export function specAction<S extends InputSchemas = Record<never, never>>(name: 
     ...parts,
     input: parts.input ?? ({} as S),
   };
+  fromSpec.add(def);
+  return def;
+}
+
+/** Whether `def` is a declaration made by specAction, its facts read from the catalog (for the catalog test). */
+export function isSpecDeclaration(def: ActionDef<any>): boolean {
+  return fromSpec.has(def);
 }
 
 /** A closed object: path, query and body objects name every member they accept. */
@@ -76,7 +85,7 @@ export const Obj = <P extends TProperties>(properties: P, options: ObjectOptions
 export const Headers = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: true });
 
 /** A value or JSON null (the spec's `x/null`). */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
 
 /** A non-empty string path parameter, e.g. `{ id: PathString('ID of the passkey') }`. */
 export const PathString = (description?: string) => Type.String({ minLength: 1, ...(description ? { description } : {}) });
