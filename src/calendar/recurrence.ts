@@ -61,7 +61,8 @@ export class Expansion {
   private event: ICAL.Event | null = null;
   /** Value (in the series' own terms) up to which `base` and `moved` are complete. */
   private coveredUntil = -Infinity;
-  private readonly hasExceptions: boolean;
+  /** RECURRENCE-IDs of the overrides (series terms): the rule's occurrences they replace. */
+  private readonly replaced = new Set<number>();
   private done = false;
   /** True when the expansion stopped at MAX_OCCURRENCES. */
   truncated = false;
@@ -74,7 +75,6 @@ export class Expansion {
     this.floating = s.floating;
     this.allDay = f.allDay;
     this.duration = Math.max(0, e.v - s.v);
-    this.hasExceptions = ics.overrides.length > 0;
     if (!this.master) {
       // Overrides only (an invitation to one occurrence): each is an occurrence of its own.
       for (const o of ics.overrides) this.moved.push(this.single(o));
@@ -84,7 +84,13 @@ export class Expansion {
       for (const o of ics.overrides) this.moved.push(this.single(o));
       this.done = true;
     } else {
-      this.event = new ICAL.Event(this.master, { exceptions: ics.overrides, strictExceptions: false });
+      // Overrides are known from the file: each is an occurrence of its own, wherever it moved to.
+      for (const o of ics.overrides) {
+        const occ = this.single(o);
+        this.moved.push(occ);
+        if (occ.recurrenceId !== null) this.replaced.add(occ.recurrenceId);
+      }
+      this.event = new ICAL.Event(this.master);
       this.iter = this.event.iterator();
     }
   }
@@ -105,7 +111,6 @@ export class Expansion {
   /** Expands until every occurrence starting before `until` (series terms) is known. */
   private extend(until: number): void {
     if (this.done || until <= this.coveredUntil) return;
-    const ev = this.event!;
     const iter = this.iter!;
     for (;;) {
       if (this.base.length + this.moved.length >= MAX_OCCURRENCES) {
@@ -119,14 +124,7 @@ export class Expansion {
         return;
       }
       const rid = timeValue(next);
-      const d = this.hasExceptions ? ev.getOccurrenceDetails(next) : null;
-      if (d && d.item !== ev) {
-        const s = timeValue(d.startDate);
-        const e = timeValue(d.endDate);
-        this.moved.push({ start: s.v, end: Math.max(s.v, e.v), floating: s.floating, allDay: d.startDate.isDate, recurrenceId: rid.v, component: d.item.component });
-      } else {
-        this.base.push(rid.v);
-      }
+      if (!this.replaced.has(rid.v)) this.base.push(rid.v);
       if (rid.v >= until) {
         this.coveredUntil = rid.v;
         return;
@@ -141,8 +139,7 @@ export class Expansion {
   between(from: number, to: number, zone: string): Occurrence[] {
     const lo = this.floating ? instantToWall(zone, from) - FLOAT_MARGIN : from;
     const hi = this.floating ? instantToWall(zone, to) + FLOAT_MARGIN : to;
-    // Overrides can move an occurrence a long way: a series expands past `to` by a margin, and moved ones are checked one by one.
-    this.extend(hi + 366 * 86_400_000);
+    this.extend(hi);
     const out: Occurrence[] = [];
     const overlaps = (s: number, e: number, floating: boolean) => {
       const si = instantOf(s, floating, zone);

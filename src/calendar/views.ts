@@ -82,6 +82,7 @@ export function parseWindow(q: { from?: string; to?: string; tz?: string }, maxD
 
 type Readable = EventEntry & { ics: ParsedIcs };
 type Found = { e: Readable; o: Occurrence; start: number };
+type Visit = (e: Readable, o: Occurrence, start: number) => void;
 
 /** First index in ascending `a` whose value is ≥ `v`. */
 function lowerBound(a: number[], v: number): number {
@@ -95,28 +96,27 @@ function lowerBound(a: number[], v: number): number {
   return lo;
 }
 
-/** Occurrences of the events of the calendars `shown` that overlap the window. */
-function occurrencesIn(index: CalendarIndex, shown: (calendarId: string) => boolean, w: Window): Found[] {
-  const out: Found[] = [];
+/** Visits the occurrences of the events of the calendars `shown` that overlap the window (no list built: a month holds thousands). */
+function occurrencesIn(index: CalendarIndex, shown: Set<string>, w: Window, visit: Visit): void {
   const t = index.timeline();
-  const overlaps = (start: number, end: number) => start < w.to && (end > w.from || (end === start && start >= w.from));
   // Single events: binary search, instants first, then floating wall times placed in the viewer's zone.
   for (const [list, lo, hi] of [
     [t.zoned, w.from, w.to],
     [t.floating, instantToWall(w.tz, w.from) - FLOAT_MARGIN, instantToWall(w.tz, w.to) + FLOAT_MARGIN],
   ] as const) {
-    for (let i = lowerBound(list.starts, lo - list.maxDuration); i < list.starts.length && list.starts[i]! < hi; i++) {
-      const { e, o } = list.items[i]!;
-      if (!shown(e.calendarId)) continue;
-      const start = instantOf(o.start, o.floating, w.tz);
-      if (overlaps(start, instantOf(o.end, o.floating, w.tz))) out.push({ e, o, start });
+    const { starts, items } = list;
+    for (let i = lowerBound(starts, lo - list.maxDuration); i < starts.length && starts[i]! < hi; i++) {
+      const { e, o } = items[i]!;
+      if (!shown.has(e.calendarId)) continue;
+      const start = o.floating ? wallToInstant(w.tz, o.start) : o.start;
+      const end = o.floating ? wallToInstant(w.tz, o.end) : o.end;
+      if (start < w.to && (end > w.from || (end === start && start >= w.from))) visit(e, o, start);
     }
   }
   for (const e of t.series) {
-    if (!shown(e.calendarId)) continue;
-    for (const o of index.expansionOf(e).between(w.from, w.to, w.tz)) out.push({ e, o, start: instantOf(o.start, o.floating, w.tz) });
+    if (!shown.has(e.calendarId)) continue;
+    for (const o of index.expansionOf(e).between(w.from, w.to, w.tz)) visit(e, o, instantOf(o.start, o.floating, w.tz));
   }
-  return out;
 }
 
 /** Margin around a window for floating times, whose instant depends on the viewer's zone. */
@@ -135,8 +135,9 @@ export async function listEvents(scope: Scope, q: { from?: string; to?: string; 
     return { from: null, to: null, tz, events: events.map(eventRecord) };
   }
   const w = parseWindow(q, WINDOW_MAX_DAYS.events);
-  const ids = new Set(calendars.map((c) => c.id));
-  const occ = occurrencesIn(index, (id) => ids.has(id), w).sort(byStart);
+  const occ: Found[] = [];
+  occurrencesIn(index, new Set(calendars.map((c) => c.id)), w, (e, o, start) => occ.push({ e, o, start }));
+  occ.sort(byStart);
   return { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz, events: occ.map(({ e, o }) => occurrenceRecord(e, o, w.tz)) };
 }
 
@@ -144,13 +145,38 @@ export async function listEvents(scope: Scope, q: { from?: string; to?: string; 
 
 const KIND_ORDER = { event: 0, log: 1, task: 2 } as const;
 
+/** An item found in the window, its record made only when it is on the page. */
 interface Pending {
-  kind: keyof typeof KIND_ORDER;
+  /** KIND_ORDER of its kind. */
+  k: number;
   start: number;
+  end: number;
   id: string;
   /** Distinguishes occurrences of one series. */
   n: number;
-  make: () => Record<string, unknown>;
+  e: Readable | null;
+  o: Occurrence | null;
+  log: LogItem | null;
+  task: TaskRecord | null;
+}
+
+function recordOf(p: Pending, w: Window): Record<string, unknown> {
+  if (p.e) return occurrenceRecord(p.e, p.o!, w.tz);
+  if (p.task) return taskRecordOf(p.task);
+  const l = p.log!;
+  return {
+    kind: 'log',
+    id: l.entry.blockId,
+    title: l.entry.parts.title ?? l.entry.parts.text,
+    start: rfc3339(p.start, w.tz),
+    end: rfc3339(p.end, w.tz),
+    all_day: false,
+    recurrence_id: null,
+    date: l.date,
+    timezone: l.zone ?? w.tz,
+    tags: l.entry.tags,
+    path: l.path,
+  };
 }
 
 function logRecord(l: LogItem, w: Window) {
@@ -159,7 +185,7 @@ function logRecord(l: LogItem, w: Window) {
   const start = at(l.entry.parts.start!);
   let end = l.entry.parts.end ? at(l.entry.parts.end) : start;
   if (end < start) end += DAY; // 23:00-01:00 runs past midnight
-  return { start, end, zone };
+  return { start, end };
 }
 
 function taskRecordOf(t: TaskRecord) {
@@ -183,48 +209,27 @@ function taskRecordOf(t: TaskRecord) {
 async function collect(scope: Scope, w: Window): Promise<{ pending: Pending[]; calendars: CalendarEntry[] }> {
   const { index, calendars } = await openCalendars(scope);
   const shown = calendars.filter((c) => c.meta.visible);
-  const ids = new Set(shown.map((c) => c.id));
   const pending: Pending[] = [];
-  for (const { e, o, start } of occurrencesIn(index, (id) => ids.has(id), w)) {
-    pending.push({ kind: 'event', start, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, make: () => occurrenceRecord(e, o, w.tz) });
-  }
+  occurrencesIn(index, new Set(shown.map((c) => c.id)), w, (e, o, start) => {
+    pending.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, e, o, log: null, task: null });
+  });
   for (const l of await logItems(scope, w.dates)) {
-    const { start, end, zone } = logRecord(l, w);
+    const { start, end } = logRecord(l, w);
     if (!(start < w.to && (end > w.from || (end === start && start >= w.from)))) continue;
-    pending.push({
-      kind: 'log',
-      start,
-      id: l.entry.blockId,
-      n: 0,
-      make: () => ({
-        kind: 'log',
-        id: l.entry.blockId,
-        title: l.entry.parts.title ?? l.entry.parts.text,
-        start: rfc3339(start, w.tz),
-        end: rfc3339(end, w.tz),
-        all_day: false,
-        recurrence_id: null,
-        date: l.date,
-        timezone: zone,
-        tags: l.entry.tags,
-        path: l.path,
-      }),
-    });
+    pending.push({ k: KIND_ORDER.log, start, end, id: l.entry.blockId, n: 0, e: null, o: null, log: l, task: null });
   }
   if (w.dates.length > 0) {
     for (const t of dueTasks(scope, w.dates[0]!, w.dates[w.dates.length - 1]!)) {
       const start = wallToInstant(w.tz, Date.parse(`${t.due}T00:00:00Z`));
-      const rec = taskRecordOf(t);
-      pending.push({ kind: 'task', start, id: rec.id, n: 0, make: () => rec });
+      pending.push({ k: KIND_ORDER.task, start, end: start, id: t.task_id ?? `${t.path}#L${t.line}`, n: 0, e: null, o: null, log: null, task: t });
     }
   }
   pending.sort(comparePending);
   return { pending, calendars: shown };
 }
 
-const keyOf = (p: Pending): unknown[] => [p.start, KIND_ORDER[p.kind], p.id, p.n];
-const comparePending = (a: Pending, b: Pending) =>
-  a.start - b.start || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.n - b.n;
+const keyOf = (p: Pending): unknown[] => [p.start, p.k, p.id, p.n];
+const comparePending = (a: Pending, b: Pending) => a.start - b.start || a.k - b.k || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.n - b.n;
 
 export async function listItems(scope: Scope, q: { from: string; to: string; tz: string; cursor?: string; limit?: number }) {
   const w = parseWindow(q, WINDOW_MAX_DAYS.items);
@@ -251,7 +256,7 @@ export async function listItems(scope: Scope, q: { from: string; to: string; tz:
     from: rfc3339(w.from, w.tz),
     to: rfc3339(w.to, w.tz),
     tz: w.tz,
-    items: page.map((p) => p.make()),
+    items: page.map((p) => recordOf(p, w)),
     next_cursor: more ? encodeCursor(keyOf(page[page.length - 1]!)) : null,
   };
 }
@@ -268,7 +273,7 @@ export async function range(scope: Scope, q: { from: string; to: string; tz?: st
     tz: w.tz,
     dates: w.dates,
     calendars: calendars.map((c) => calendarRecord(c, def)),
-    items: pending.map((p) => p.make()),
+    items: pending.map((p) => recordOf(p, w)),
   };
 }
 
@@ -282,11 +287,11 @@ export async function year(scope: Scope, q: { year: number; tz?: string }) {
   const { pending } = await collect(scope, w);
   const days = new Map<string, { date: string; events: number; logs: number; tasks: number }>();
   for (const p of pending) {
-    const date = p.kind === 'task' ? (p.make().start as string) : dateText(instantToWall(tz, Math.max(p.start, w.from)));
+    const date = p.task ? p.task.due! : dateText(instantToWall(tz, Math.max(p.start, w.from)));
     let d = days.get(date);
     if (!d) days.set(date, (d = { date, events: 0, logs: 0, tasks: 0 }));
-    if (p.kind === 'event') d.events++;
-    else if (p.kind === 'log') d.logs++;
+    if (p.e) d.events++;
+    else if (p.log) d.logs++;
     else d.tasks++;
   }
   const list = [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
