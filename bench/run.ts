@@ -468,7 +468,8 @@ try {
       results.startup = { error: (e as Error).message.split('\n')[0] };
     }
   }
-  if (!args['calendar-only']) for (const n of sizes) await benchSize(n);
+  if (args['calendar-only']) sizes.splice(0);
+  for (const n of sizes) await benchSize(n);
   // The calendar section (bench/calendar.ts): its own Home and server, 200 req/s.
   if (!args['skip-calendar']) results.calendar = await runCalendarBench({ durationS, warmupS: Math.min(warmupS, 5), log });
 } finally {
