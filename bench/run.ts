@@ -35,6 +35,7 @@ import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayC
 import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, SERVER_NODE_FLAGS, sleep } from './lib.js';
 import { startupFigures } from './startup.js';
 import { runCalendarBench } from './calendar.js';
+import { runCalendarFeedBench } from './calendar-feed.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -472,6 +473,8 @@ try {
   for (const n of sizes) await benchSize(n);
   // The calendar section (bench/calendar.ts): its own Home and server, 200 req/s.
   if (!args['skip-calendar']) results.calendar = await runCalendarBench({ durationS, warmupS: Math.min(warmupS, 5), log });
+  // The published feed of a whole 10,000-event calendar (bench/calendar-feed.ts): cold and cached.
+  if (!args['skip-calendar']) results.calendarFeed = await runCalendarFeedBench({ log });
 } finally {
   results.meta.totalS = Math.round((performance.now() - started) / 1000);
   report();

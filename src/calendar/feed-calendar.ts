@@ -2,9 +2,9 @@
  * A calendar's events for feeds, from the calendar area's index (src/calendar/calendar-index.ts):
  * the parsed event files, never a second reading of them.
  */
-import type ICAL from 'ical.js';
 import { defaultCalendarId, findCalendar, openCalendars } from './events.js';
 import type { CalendarSource } from './feed.js';
+import type { EventFile } from './feed-ical.js';
 
 export const calendarFeedSource: CalendarSource = {
   async resolve(scope, sourceId) {
@@ -14,14 +14,15 @@ export const calendarFeedSource: CalendarSource = {
     return String((await openCalendars(scope)).index.generation);
   },
   /** A calendar removed since the feed was made publishes nothing (the feed stays, empty). */
-  async components(scope, calendarId) {
+  async files(scope, calendarId) {
     const { index, seen } = await openCalendars(scope);
     const cal = index.calendarById(calendarId);
     if (!cal || !seen(calendarId)) return [];
-    const out: ICAL.Component[] = [];
+    const out: EventFile[] = [];
     for (const path of [...cal.events].sort()) {
       const e = index.eventByPath(path);
-      if (e?.ics) out.push(e.ics.root);
+      // Two files claiming one UID: the one the calendar index answers for it (a feed's UIDs are unique).
+      if (e?.ics && index.eventByUid(e.ics.facts.uid) === e) out.push({ root: e.ics.root, text: e.text });
     }
     return out;
   },

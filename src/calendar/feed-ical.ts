@@ -91,42 +91,82 @@ export function busyOnly(vevent: ICAL.Component): ICAL.Component | null {
   const transp = String(vevent.getFirstPropertyValue('transp') ?? '').toUpperCase();
   const status = String(vevent.getFirstPropertyValue('status') ?? '').toUpperCase();
   if (transp === 'TRANSPARENT' || status === 'CANCELLED') return null;
-  const out = new ICAL.Component('vevent');
-  for (const p of vevent.getAllProperties()) if (BUSY_KEEP.has(p.name)) out.addProperty(ICAL.Property.fromString(p.toICALString()));
+  // The kept properties' jCal as they are (never the alarms or other subcomponents), then the neutral title.
+  const out = new ICAL.Component(['vevent', (vevent.jCal[1] as unknown[][]).filter((p) => BUSY_KEEP.has(p[0] as string)), []]);
   out.addPropertyWithValue('summary', 'Busy');
   return out;
 }
 
-/** Serialised VTIMEZONE and VEVENT blocks of one event file, per detail level: files change rarely, feeds are rebuilt often. */
-const blocksOf = { full: new WeakMap<ICAL.Component, FileBlocks>(), busy_only: new WeakMap<ICAL.Component, FileBlocks>() };
+/** An event file: its parsed VCALENDAR (from the calendar index) and its text as on disk. */
+export interface EventFile {
+  root: ICAL.Component;
+  text: string;
+}
 
 interface FileBlocks {
   zones: Array<[tzid: string, text: string]>;
   events: string[];
 }
 
-function fileBlocks(root: ICAL.Component, detail: 'full' | 'busy_only'): FileBlocks {
-  let b = blocksOf[detail].get(root);
-  if (!b) {
-    b = {
-      zones: root.getAllSubcomponents('vtimezone').map((tz) => [String(tz.getFirstPropertyValue('tzid') ?? ''), tz.toString()]),
-      events: [],
-    };
-    for (const ev of root.getAllSubcomponents('vevent')) {
-      const out = detail === 'busy_only' ? busyOnly(ev) : ev;
-      if (out) b.events.push(out.toString());
+/**
+ * The top-level VTIMEZONE and VEVENT blocks of a file's text, lines as written (CRLF), or null
+ * when they do not line up with what ical.js parsed. Only BEGIN/END lines are looked at: the
+ * blocks are the file's own bytes, so a full feed republishes each event exactly as stored.
+ */
+function textBlocks(f: EventFile): FileBlocks | null {
+  const zones = f.root.getAllSubcomponents('vtimezone');
+  const events = f.root.getAllSubcomponents('vevent');
+  const out: FileBlocks = { zones: [], events: [] };
+  const lines = f.text.split(/\r\n|\n|\r/);
+  let open: { name: string; from: number } | null = null;
+  let depth = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(BEGIN|END):([A-Za-z-]+)\s*$/.exec(lines[i]!);
+    if (!m) continue;
+    const name = m[2]!.toUpperCase();
+    if (m[1]!.toUpperCase() === 'BEGIN') {
+      if (++depth === 2 && (name === 'VEVENT' || name === 'VTIMEZONE')) open = { name, from: i };
+    } else {
+      if (depth === 2 && open && open.name === name) {
+        const block = lines.slice(open.from, i + 1).join('\r\n');
+        if (name === 'VEVENT') out.events.push(block);
+        else out.zones.push([String(zones[out.zones.length]?.getFirstPropertyValue('tzid') ?? ''), block]);
+        open = null;
+      }
+      depth--;
     }
-    blocksOf[detail].set(root, b);
+  }
+  return out.events.length === events.length && out.zones.length === zones.length ? out : null;
+}
+
+/** Serialised blocks of one event file per detail level: files change rarely, feeds are rebuilt often. */
+const blocksOf = { full: new WeakMap<ICAL.Component, FileBlocks>(), busy_only: new WeakMap<ICAL.Component, FileBlocks>() };
+
+function fileBlocks(f: EventFile, detail: 'full' | 'busy_only'): FileBlocks {
+  let b = blocksOf[detail].get(f.root);
+  if (!b) {
+    const zones = (): FileBlocks['zones'] =>
+      f.root.getAllSubcomponents('vtimezone').map((tz) => [String(tz.getFirstPropertyValue('tzid') ?? ''), tz.toString()]);
+    if (detail === 'full') {
+      b = textBlocks(f) ?? { zones: zones(), events: f.root.getAllSubcomponents('vevent').map((ev) => ev.toString()) };
+    } else {
+      b = { zones: zones(), events: [] };
+      for (const ev of f.root.getAllSubcomponents('vevent')) {
+        const out = busyOnly(ev);
+        if (out) b.events.push(out.toString());
+      }
+    }
+    blocksOf[detail].set(f.root, b);
   }
   return b;
 }
 
 /**
- * The feed document. `files` are the VCALENDAR components of event files: their VTIMEZONEs
- * go in once per TZID, their VEVENTs (with overrides) as they are, or reduced to busy blocks.
- * Each block is serialised by ical.js (and kept per file); the document joins them.
+ * The feed document. Event files' VTIMEZONEs go in once per TZID, their VEVENTs (with
+ * overrides) as stored, or reduced to busy blocks by ical.js; items are made and serialised by
+ * ical.js. Blocks are kept per file version, so a rebuild after one change serialises one file.
  */
-export function feedDocument(header: FeedHeader, items: readonly FeedItem[], files: readonly ICAL.Component[]): string {
+export function feedDocument(header: FeedHeader, items: readonly FeedItem[], files: readonly EventFile[]): string {
   const cal = new ICAL.Component('vcalendar');
   cal.addPropertyWithValue('version', '2.0');
   cal.addPropertyWithValue('prodid', '-//Quire//Calendar feed//EN');
@@ -140,8 +180,8 @@ export function feedDocument(header: FeedHeader, items: readonly FeedItem[], fil
   const busy = header.detail === 'busy_only';
   const zones = new Map<string, string>();
   const blocks: string[] = [];
-  for (const root of files) {
-    const b = fileBlocks(root, header.detail);
+  for (const f of files) {
+    const b = fileBlocks(f, header.detail);
     for (const [id, text] of b.zones) if (!zones.has(id)) zones.set(id, text);
     for (const e of b.events) blocks.push(e);
   }

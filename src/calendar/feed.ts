@@ -5,7 +5,6 @@
  * 304 from the kept ETag without building anything. docs/calendar.md, "Feeds".
  */
 import { createHash } from 'node:crypto';
-import type ICAL from 'ical.js';
 import type { Caller } from '../accounts/caller.js';
 import { publicBaseUrl } from '../core/config.js';
 import { errors } from '../core/errors.js';
@@ -13,7 +12,7 @@ import type { Services } from '../core/services.js';
 import type { Scope } from '../notes/access.js';
 import type { CalendarFeedRecord } from '../store/schema.js';
 import { findUserById } from '../store/users.js';
-import { feedDocument } from './feed-ical.js';
+import { feedDocument, type EventFile } from './feed-ical.js';
 import { feedItems, normalTag } from './feed-items.js';
 import { feedByToken, type FeedSettings } from './feed-store.js';
 
@@ -38,8 +37,8 @@ export interface CalendarSource {
   /** The calendar's id for `source_id` (null: the default calendar); 404 naming `body.source_id` when unknown. */
   resolve(scope: Scope, sourceId: string | null): Promise<string>;
   version(scope: Scope): Promise<string>;
-  /** The calendar's event files as parsed VCALENDAR components. */
-  components(scope: Scope, calendarId: string): Promise<ICAL.Component[]>;
+  /** The calendar's event files, parsed and as text. */
+  files(scope: Scope, calendarId: string): Promise<EventFile[]>;
 }
 
 const TAG_RE = /^[\p{L}\p{M}\p{N}_\-/]+$/u;
@@ -123,7 +122,9 @@ async function ownerScope(services: Services, f: CalendarFeedRecord): Promise<Sc
 async function versionKey(scope: Scope, f: CalendarFeedRecord, calendars: CalendarSource | null): Promise<{ key: string; calendarId: string | null }> {
   const calendarId = f.source === 'calendar' ? f.source_id : null;
   const calVersion = calendarId !== null && calendars ? await calendars.version(scope) : '';
-  return { key: `${f.token_hash}|${f.updated_ms}|${scope.index.version}|${calendarId}|${calVersion}`, calendarId };
+  // Journal entries, notes and tasks come from the Home's index: its write count says when they may have changed.
+  const fromHome = f.source !== 'calendar' || (f.detail === 'full' && (f.include_notes || f.include_tasks));
+  return { key: `${f.token_hash}|${f.updated_ms}|${fromHome ? scope.index.version : ''}|${calendarId}|${calVersion}`, calendarId };
 }
 
 async function build(scope: Scope, f: CalendarFeedRecord, calendarId: string | null, calendars: CalendarSource | null, key: string, now: number): Promise<Built> {
@@ -135,8 +136,8 @@ async function build(scope: Scope, f: CalendarFeedRecord, calendarId: string | n
     notes: f.include_notes && !busy,
     tasks: f.include_tasks && !busy,
   });
-  const comps = calendarId !== null && calendars ? await calendars.components(scope, calendarId) : [];
-  const body = Buffer.from(feedDocument({ name: f.name, color: f.color, detail: f.detail, stampMs: now }, items, comps), 'utf8');
+  const files = calendarId !== null && calendars ? await calendars.files(scope, calendarId) : [];
+  const body = Buffer.from(feedDocument({ name: f.name, color: f.color, detail: f.detail, stampMs: now }, items, files), 'utf8');
   return { key, body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
 }
 
