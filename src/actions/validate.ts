@@ -57,6 +57,7 @@ function lowerKeys(obj: Record<string, unknown> | undefined): Record<string, unk
 }
 
 const LIMIT_KEYWORDS = new Set(['maxLength', 'maxItems', 'maxProperties', 'maxSize']);
+const VALUE_RULES = new Set(['minLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
 
 /** A limit breach, said with the size sent and the limit (docs/reliability.md, "Limits"). */
 function describeLimit(field: string, e: ErrorObject): { field: string; message: string; code: ErrorCode; limit: string } {
@@ -100,7 +101,10 @@ function describe(part: Part, errs: ErrorObject[]): { field: string; message: st
   const overLimit = errs.find((e) => LIMIT_KEYWORDS.has(e.keyword));
   if (overLimit) return describeLimit(fieldOf(overLimit), overLimit);
   const anyOf = errs.find((e) => e.keyword === 'anyOf');
-  const best = anyOf ?? errs.find((e) => e.keyword !== 'if') ?? errs[0]!;
+  // A value of an allowed type that breaks a rule of its branch (an empty string where the form is
+  // "string or null"): that rule says more than the list of forms.
+  const broken = anyOf && errs.find((e) => e.instancePath === anyOf.instancePath && VALUE_RULES.has(e.keyword));
+  const best = broken ?? anyOf ?? errs.find((e) => e.keyword !== 'if') ?? errs[0]!;
   const field = fieldOf(best);
   let message: string;
   switch (best.keyword) {
@@ -125,9 +129,11 @@ function describe(part: Part, errs: ErrorObject[]): { field: string; message: st
         : `${field} must be ${forms.join(' or ')}`;
       break;
     }
-    case 'minItems': {
+    case 'minItems':
+    case 'minLength': {
       const min = (best.params as { limit: number }).limit;
-      message = min === 1 ? `${field} must not be empty` : `${field} must hold at least ${min} items`;
+      const unit = best.keyword === 'minItems' ? 'items' : 'characters';
+      message = min === 1 ? `${field} must not be empty` : `${field} must have at least ${min} ${unit}`;
       break;
     }
     default:

@@ -11,7 +11,10 @@ const SettingObject = (description?: string) =>
 
 const PhotoPath = Obj({ photo_id: PathString('ID of the stock photo') });
 
-const FAMILIES = ['paper', 'meridian', 'bloom', 'mono', 'solarized', 'catppuccin', 'rose-pine', 'ayu', 'github', 'one', 'tokyo-night', 'gruvbox', 'everforest', 'kanagawa', 'dracula', 'nord'] as const;
+const FAMILIES = [
+  'paper', 'meridian', 'bloom', 'mono', 'solarized', 'catppuccin', 'rose-pine', 'ayu',
+  'github', 'one', 'tokyo-night', 'gruvbox', 'everforest', 'kanagawa', 'dracula', 'nord',
+] as const;
 
 export const actions = [
   specAction('appearance_get', {

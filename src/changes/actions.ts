@@ -11,7 +11,9 @@ export const actions = [
   specAction('changes_delta', {
     summary: "Reads the caller's change journal (unrestricted data scope only): without a cursor it establishes a baseline, with one it drains at most 100 records and 64 KiB at a fixed head. Pass `cursor` unchanged while `has_more` is true; on HTTP 410 clear retained data and reload bounded visible windows.",
     input: {
-      query: Obj({ cursor: Type.Optional(Type.String({ description: 'Cursor from the previous response, unchanged; omit it to establish a baseline' })) }),
+      query: Obj({
+        cursor: Type.Optional(Type.String({ description: 'Cursor from the previous response, unchanged; omit it to establish a baseline' })),
+      }),
     },
     handler: (ctx, { query }) => h.changesDelta(ctx, query.cursor),
   }),

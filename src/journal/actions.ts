@@ -32,9 +32,16 @@ const RestoredLink = Obj({
 
 /** One log entry to create: the body of `notes_journal_create_log` and each item of the batch. */
 const LogEntry = Obj({
-  attachments: Type.Optional(Type.Array(Attachment, { description: 'Files already in the Home, linked below the new entry in order, in the same write' })),
+  attachments: Type.Optional(
+    Type.Array(Attachment, { description: 'Files already in the Home, linked below the new entry in order, in the same write' }),
+  ),
   client_id: Type.Optional(
-    Nullable(Type.String({ minLength: 1, description: 'Stable create identity from the Installation; the first outcome is retained so retries create no second entry' })),
+    Nullable(
+      Type.String({
+        minLength: 1,
+        description: 'Stable create identity from the Installation; the first outcome is retained so retries create no second entry',
+      }),
+    ),
   ),
   now: Type.String({ description: "Client's local wall time `YYYY-MM-DDTHH:MM[:SS]`" }),
   position: Type.Optional(
@@ -170,7 +177,10 @@ export const actions = [
   }),
   specAction('notes_journal_restore_attachments', {
     summary: 'Restores the attachment links of a log entry from an undo, including links to files that stay Missing.',
-    input: { path: BlockIdPath, body: Obj({ attachments: Type.Array(RestoredLink, { description: 'Attachment links to restore, as the delete answered them' }) }) },
+    input: {
+      path: BlockIdPath,
+      body: Obj({ attachments: Type.Array(RestoredLink, { description: 'Attachment links to restore, as the delete answered them' }) }),
+    },
     handler: async (ctx, { path, body }) => {
       const r = await j.restoreAttachments(await openScope(ctx), path.block_id, body.attachments);
       return reply(r.record, { etag: r.etag });

@@ -37,7 +37,9 @@ export const actions = [
   }),
   specAction('list_file_assignments', {
     summary: 'Lists the tag assignments of files, optionally below one folder, one page at a time. Pass `next_cursor` unchanged; reduce `limit` after an overflow.',
-    input: { query: Obj({ cursor: Cursor, folder: Type.Optional(Type.String({ description: 'Home-relative folder to list below' })), limit: Limit }) },
+    input: {
+      query: Obj({ cursor: Cursor, folder: Type.Optional(Type.String({ description: 'Home-relative folder to list below' })), limit: Limit }),
+    },
     handler: async (ctx, { query }) => t.listFileAssignments(await openScope(ctx), query),
   }),
   specAction('list_tags', {
