@@ -8,7 +8,7 @@ import { detachStrings } from './detach.js';
 import { LinkTable } from './link-table.js';
 import type { AnyFacts, Backlink, FileEntry, FileStat, IndexedFacts, NoteEntry, TaskEntry } from './types.js';
 
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * What notes and files share as link targets (link-graph.ts). `sources`

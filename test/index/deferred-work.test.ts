@@ -1,0 +1,81 @@
+/**
+ * The deferred-work scheduler on its own (src/index/deferred-work.ts): what
+ * each mode runs, and when, with stand-in work that needs a given number of
+ * slices. HomeIndex's use of it is covered by notes.test.ts and property.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { DeferredWork, type DeferredSteps } from '../../src/index/deferred-work.js';
+
+/** Work needing `slices` budgeted slices (or one unbudgeted), then the last piece; `log` records each call. */
+function work(slices: number): { log: string[]; steps: DeferredSteps } {
+  const log: string[] = [];
+  let left = slices;
+  let lastLeft = true;
+  return {
+    log,
+    steps: {
+      runSlice(budgetMs) {
+        log.push(budgetMs === Infinity ? 'all' : `slice ${budgetMs}`);
+        left = budgetMs === Infinity ? 0 : left - 1;
+        return left <= 0;
+      },
+      runLast() {
+        log.push('last');
+        lastLeft = false;
+      },
+      hasWork: () => left > 0 || lastLeft,
+    },
+  };
+}
+
+const turns = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('DeferredWork', () => {
+  it('background: once writes stop, runs slices of sliceMs until done, then the last piece, and wakes whenIdle', async () => {
+    const { log, steps } = work(3);
+    const d = new DeferredWork(steps, 'background', 7, 5);
+    d.written();
+    expect(log).toEqual([]);
+    await d.whenIdle();
+    expect(log).toEqual(['slice 7', 'slice 7', 'slice 7', 'last']);
+  });
+
+  it('background: held work does not start until released', async () => {
+    const { log, steps } = work(1);
+    const d = new DeferredWork(steps, 'background', 10, 1);
+    d.hold();
+    d.written();
+    await turns(30);
+    expect(log).toEqual([]);
+    d.release();
+    await d.whenIdle();
+    expect(log).toEqual(['slice 10', 'last']);
+  });
+
+  it('sync: each write runs the sliced work at once, without the last piece', () => {
+    const { log, steps } = work(2);
+    new DeferredWork(steps, 'sync', 10, 50).written();
+    expect(log).toEqual(['all']);
+  });
+
+  it('lazy: writes run nothing; finish runs everything and wakes whenIdle', async () => {
+    const { log, steps } = work(2);
+    const d = new DeferredWork(steps, 'lazy', 10, 1);
+    d.written();
+    let idle = false;
+    void d.whenIdle().then(() => (idle = true));
+    await turns(20);
+    expect(log).toEqual([]);
+    expect(idle).toBe(false);
+    d.finish();
+    await turns(0);
+    expect(log).toEqual(['all', 'last']);
+    expect(idle).toBe(true);
+  });
+
+  it('whenIdle resolves at once when nothing is deferred', async () => {
+    const { steps } = work(0);
+    steps.runLast();
+    await expect(new DeferredWork(steps, 'lazy', 10, 50).whenIdle()).resolves.toBeUndefined();
+  });
+});
