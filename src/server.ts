@@ -10,6 +10,7 @@ import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
 import { findUserById, setSetupTokenWhileEmpty } from './store/users.js';
 import { buildApp } from './surfaces/http/app.js';
+import { registerFileDrop } from './public/tus-http.js';
 import { RequestActivity } from './surfaces/http/activity.js';
 import { tuneServerMemory } from './memory-tuning.js';
 import { InstanceVaults } from './vault/vaults.js';
@@ -63,6 +64,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const app = buildApp({ services, actions: registry, extend: (a) => {
     registerWeb(a, services);
     registerFeedRoute(a, services);
+    registerFileDrop(a, services);
   } });
   // Live collaboration: WebSocket upgrades on the same port (docs/collaboration.md).
   const collab = attachCollab(app.server, services, log);
