@@ -5,7 +5,7 @@
  * linked identity, linking an identity to the signed-in account, and
  * re-authenticating for a recent confirmation.
  */
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { publicBaseUrl, type Config, type OidcProviderConfig } from '../core/config.js';
@@ -25,15 +25,20 @@ export function providerOf(config: Config, key: string): OidcProviderConfig {
   return p;
 }
 
+/** openid-client is loaded at the first sign-in through a provider, not at every server's start (docs/performance.md, "Start-up"). */
+const openid = () => import('openid-client');
+
 const discovered = new Map<string, Promise<client.Configuration>>();
 
 async function clientConfig(p: OidcProviderConfig): Promise<client.Configuration> {
   const cacheKey = `${p.issuer} ${p.client_id}`;
   let c = discovered.get(cacheKey);
   if (!c) {
-    c = client.discovery(new URL(p.issuer), p.client_id, p.client_secret, undefined, {
-      execute: p.allow_insecure_http ? [client.allowInsecureRequests] : [],
-    });
+    c = openid().then((oc) =>
+      oc.discovery(new URL(p.issuer), p.client_id, p.client_secret, undefined, {
+        execute: p.allow_insecure_http ? [oc.allowInsecureRequests] : [],
+      }),
+    );
     discovered.set(cacheKey, c);
     c.catch(() => discovered.delete(cacheKey));
   }
@@ -51,13 +56,14 @@ export const redirectUriOf = (config: Config, key: string) => `${publicBaseUrl(c
 async function startOidc(ctx: ActionContext, key: string, purpose: Purpose, userId: string | null, sessionId: string | null) {
   const p = providerOf(ctx.services.config, key);
   const c = await clientConfig(p);
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const nonce = client.randomNonce();
-  const url = client.buildAuthorizationUrl(c, {
+  const oc = await openid();
+  const verifier = oc.randomPKCECodeVerifier();
+  const state = oc.randomState();
+  const nonce = oc.randomNonce();
+  const url = oc.buildAuthorizationUrl(c, {
     redirect_uri: redirectUriOf(ctx.services.config, key),
     scope: ['openid', 'email', 'profile', ...(p.scopes ?? [])].join(' '),
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge: await oc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
     nonce,
@@ -133,7 +139,7 @@ export async function finishOidc(ctx: ActionContext, key: string, input: Callbac
   let sub: string;
   let email: string | null;
   try {
-    const tokens = await client.authorizationCodeGrant(c, current, {
+    const tokens = await (await openid()).authorizationCodeGrant(c, current, {
       pkceCodeVerifier: String(flow.data.verifier),
       expectedState: input.state,
       expectedNonce: String(flow.data.nonce),

@@ -6,14 +6,7 @@
  * configuration (QUIRE_RP_ID, QUIRE_ORIGIN). Challenges live in single-use
  * flows; counters and origins are checked by the library on every assertion.
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { callerOf, type ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { relyingParty } from '../core/config.js';
@@ -78,9 +71,16 @@ function sessionOf(caller: Caller): string {
   return caller.credential.id;
 }
 
+/**
+ * @simplewebauthn/server, loaded at the first ceremony: with its ASN.1
+ * packages it is the largest module tree the server would otherwise load at
+ * start (docs/performance.md, "Start-up").
+ */
+const webauthn = () => import('@simplewebauthn/server');
+
 async function registrationOptions(ctx: ActionContext, user: { id: string; username: string; display_name: string }, exclude: PasskeyRecord[]) {
   const rp = relyingParty(ctx.services.config);
-  return generateRegistrationOptions({
+  return (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: user.username,
@@ -198,7 +198,7 @@ export async function registerFinish(ctx: ActionContext, body: { credential: unk
   const rp = relyingParty(ctx.services.config);
   let info;
   try {
-    const v = await verifyRegistrationResponse({
+    const v = await (await webauthn()).verifyRegistrationResponse({
       response: body.credential as RegistrationResponseJSON,
       expectedChallenge: flow.challenge,
       expectedOrigin: rp.origin,
@@ -289,7 +289,7 @@ async function startAssertion(ctx: ActionContext, kind: AuthFlowRecord['kind'], 
       reason: 'no_passkeys',
     });
   }
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: 'preferred',
     allowCredentials: allow.map((p) => ({ id: p.id, transports: p.transports })),
@@ -317,7 +317,7 @@ async function verifyAssertion(ctx: ActionContext, flow: AuthFlowRecord, credent
   const rp = relyingParty(ctx.services.config);
   let newCounter: number;
   try {
-    const v = await verifyAuthenticationResponse({
+    const v = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: flow.challenge,
       expectedOrigin: rp.origin,

@@ -5,10 +5,9 @@
  * PNG through resvg, and the byte chunking both routes use. No DOM, no file
  * system. See docs/canvas.md, "Export".
  */
-import rough from 'roughjs';
+import { createRequire } from 'node:module';
 import type { RoughGenerator } from 'roughjs/bin/generator.js';
 import type { Drawable, Options } from 'roughjs/bin/core.js';
-import { Resvg } from '@resvg/resvg-js';
 import { CanvasInputError, type ExcalidrawElement, type ExcalidrawScene } from './types.js';
 import { normalizeScene } from './excalidraw-file.js';
 
@@ -31,10 +30,19 @@ export const FILL_MAX_LINES = 1000;
 /** Most dots or dashes in one shape's `dots` / `dashed` fill (each is a rough ellipse or line; 60,000 took 5 s). */
 export const FILL_MAX_MARKS = 2000;
 
-// roughjs ships CommonJS with an ESM-shaped .d.ts; take `.default` when a loader wraps it.
+/**
+ * roughjs and resvg are loaded at the first export (on the export worker),
+ * not by every module that imports this one (the server, for `chunk`):
+ * docs/performance.md, "Start-up".
+ */
+const require = createRequire(import.meta.url);
 type RoughStatic = { generator(config?: unknown): RoughGenerator };
-const roughLib: RoughStatic = ((rough as unknown as { default?: RoughStatic }).default ?? rough) as unknown as RoughStatic;
-const generator: RoughGenerator = roughLib.generator();
+let generatorOnce: RoughGenerator | null = null;
+function roughGenerator(): RoughGenerator {
+  // roughjs ships CommonJS with an ESM-shaped .d.ts.
+  generatorOnce ??= (require('roughjs') as RoughStatic).generator();
+  return generatorOnce;
+}
 
 // ---------------------------------------------------------------------------
 // small helpers
@@ -151,7 +159,7 @@ function drawableToSvg(d: Drawable, dash: string | null): string {
   const o = d.options;
   let out = '';
   for (const set of d.sets) {
-    const path = generator.opsToPath(set, 2);
+    const path = roughGenerator().opsToPath(set, 2);
     if (set.type === 'path') {
       out += `<path d="${path}" stroke="${escapeXml(o.stroke)}" stroke-width="${n2(o.strokeWidth)}" fill="none"${
         dash ? ` stroke-dasharray="${dash}"` : ''
@@ -201,24 +209,24 @@ function arrowhead(kind: string, tip: Pt, from: Pt, el: ExcalidrawElement, opts:
   switch (kind) {
     case 'bar': {
       const half = size / 2;
-      return [generator.line(tip[0] - uy * half, tip[1] + ux * half, tip[0] + uy * half, tip[1] - ux * half, hollow)];
+      return [roughGenerator().line(tip[0] - uy * half, tip[1] + ux * half, tip[0] + uy * half, tip[1] - ux * half, hollow)];
     }
     case 'dot':
     case 'circle':
     case 'circle_outline': {
       const c: Pt = [tip[0] - (ux * size) / 2, tip[1] - (uy * size) / 2];
-      return [generator.circle(c[0], c[1], size, kind === 'circle_outline' ? hollow : solid)];
+      return [roughGenerator().circle(c[0], c[1], size, kind === 'circle_outline' ? hollow : solid)];
     }
     case 'triangle':
     case 'triangle_outline':
-      return [generator.polygon([tip, wing(25), wing(-25)], kind === 'triangle' ? solid : hollow)];
+      return [roughGenerator().polygon([tip, wing(25), wing(-25)], kind === 'triangle' ? solid : hollow)];
     case 'diamond':
     case 'diamond_outline': {
       const back: Pt = [tip[0] - ux * size, tip[1] - uy * size];
       const mid: Pt = [tip[0] - (ux * size) / 2, tip[1] - (uy * size) / 2];
       const side: Pt = [-uy * (size / 4), ux * (size / 4)];
       return [
-        generator.polygon(
+        roughGenerator().polygon(
           [tip, [mid[0] + side[0], mid[1] + side[1]], back, [mid[0] - side[0], mid[1] - side[1]]],
           kind === 'diamond' ? solid : hollow,
         ),
@@ -227,7 +235,7 @@ function arrowhead(kind: string, tip: Pt, from: Pt, el: ExcalidrawElement, opts:
     default: {
       const a = wing(20);
       const b = wing(-20);
-      return [generator.line(tip[0], tip[1], a[0], a[1], hollow), generator.line(tip[0], tip[1], b[0], b[1], hollow)];
+      return [roughGenerator().line(tip[0], tip[1], a[0], a[1], hollow), roughGenerator().line(tip[0], tip[1], b[0], b[1], hollow)];
     }
   }
 }
@@ -340,14 +348,14 @@ function renderElement(el: ExcalidrawElement): Rendered | null {
     const r = cornerRadius(Math.min(w, h), el);
     const d =
       r > 0
-        ? generator.path(
+        ? roughGenerator().path(
             `M ${r} 0 L ${w - r} 0 Q ${w} 0, ${w} ${r} L ${w} ${h - r} Q ${w} ${h}, ${w - r} ${h} L ${r} ${h} Q 0 ${h}, 0 ${h - r} L 0 ${r} Q 0 0, ${r} 0`,
             opts,
           )
-        : generator.rectangle(0, 0, w, h, opts);
+        : roughGenerator().rectangle(0, 0, w, h, opts);
     body = drawableToSvg(d, dash);
   } else if (type === 'ellipse') {
-    body = drawableToSvg(generator.ellipse(w / 2, h / 2, w, h, { ...roughOptions(el, true), curveFitting: 1 }), dash);
+    body = drawableToSvg(roughGenerator().ellipse(w / 2, h / 2, w, h, { ...roughOptions(el, true), curveFitting: 1 }), dash);
   } else if (type === 'diamond') {
     const pts: Pt[] = [
       [w / 2, 0],
@@ -355,7 +363,7 @@ function renderElement(el: ExcalidrawElement): Rendered | null {
       [w / 2, h],
       [0, h / 2],
     ];
-    body = drawableToSvg(generator.polygon(pts, roughOptions(el, true)), dash);
+    body = drawableToSvg(roughGenerator().polygon(pts, roughOptions(el, true)), dash);
   } else if (type === 'line' || type === 'arrow') {
     const pts = pointsOf(el);
     if (pts.length === 0) return null;
@@ -367,10 +375,10 @@ function renderElement(el: ExcalidrawElement): Rendered | null {
     const opts = roughOptions(el, closed, box);
     const rounded = el['roundness'] !== null && el['roundness'] !== undefined && pts.length > 2;
     let d: Drawable;
-    if (pts.length === 1) d = generator.linearPath([pts[0]!, pts[0]!], opts);
-    else if (closed) d = generator.polygon(pts, opts);
-    else if (rounded) d = generator.curve(pts, opts);
-    else d = generator.linearPath(pts, opts);
+    if (pts.length === 1) d = roughGenerator().linearPath([pts[0]!, pts[0]!], opts);
+    else if (closed) d = roughGenerator().polygon(pts, opts);
+    else if (rounded) d = roughGenerator().curve(pts, opts);
+    else d = roughGenerator().linearPath(pts, opts);
     body = drawableToSvg(d, dash);
     if (type === 'arrow' && pts.length > 1) {
       const headOpts: Options = { ...roughOptions(el, false), disableMultiStroke: true };
@@ -542,6 +550,7 @@ export function renderPng(scene: unknown, options: RenderPngOptions = {}): Buffe
   ) {
     fit *= 0.999;
   }
+  const { Resvg } = require('@resvg/resvg-js') as typeof import('@resvg/resvg-js');
   const resvg = new Resvg(svg, {
     fitTo: fit === 1 ? { mode: 'original' } : { mode: 'zoom', value: fit },
     font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },

@@ -8,9 +8,18 @@
  * cut what no article holds and the rest is checked against
  * EXTRACT_MAX_CHARS. See docs/clips.md, "Limits".
  */
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
+import { createRequire } from 'node:module';
+import type { Readability as ReadabilityType } from '@mozilla/readability';
+import type TurndownService from 'turndown';
+
+/**
+ * Readability, linkedom and Turndown are loaded when an article is first
+ * extracted (on the extraction worker), not by every module that imports
+ * this one for its small helpers (clips.ts, in the server): docs/performance.md, "Start-up".
+ */
+const require = createRequire(import.meta.url);
+const readability = () => require('@mozilla/readability') as { Readability: typeof ReadabilityType };
+const linkedom = () => require('linkedom') as typeof import('linkedom');
 
 /** Most HTML handed to extraction, after `stripInert`, in UTF-16 code units (1 Mi: a few seconds of worker time). */
 export const EXTRACT_MAX_CHARS = 1024 * 1024;
@@ -112,7 +121,8 @@ function absolutise(document: any, pageUrl: URL): void {
 }
 
 function turndown(): TurndownService {
-  const td = new TurndownService({
+  const Turndown = require('turndown') as typeof TurndownService;
+  const td = new Turndown({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
@@ -125,11 +135,13 @@ function turndown(): TurndownService {
 
 /** The readable article of an HTML page, as Markdown with absolute links. */
 export function extractArticle(html: string, pageUrl: URL): Article {
+  const { parseHTML } = linkedom();
   const { document } = parseHTML(html);
   absolutise(document, pageUrl);
   const metaSite = clean(document.querySelector('meta[property="og:site_name"]')?.getAttribute('content'));
   const docTitle = clean(document.querySelector('title')?.textContent);
-  let parsed: ReturnType<Readability['parse']> = null;
+  const { Readability } = readability();
+  let parsed: ReturnType<ReadabilityType['parse']> = null;
   try {
     parsed = new Readability(document as any, { keepClasses: false }).parse();
   } catch {

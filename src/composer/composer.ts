@@ -12,7 +12,7 @@
  *
  * Pure: plain values in, plain values out, no clock (the client sends `now`).
  */
-import * as chrono from 'chrono-node';
+import { createRequire } from 'node:module';
 import type { ParsedComponents, ParsedResult } from 'chrono-node';
 import { AppError } from '../core/errors.js';
 
@@ -171,20 +171,28 @@ function utcMs(y: number, mo: number, d: number, h = 0, mi = 0): number {
 // ---------------------------------------------------------------------------
 // chrono instances
 
-/** chrono's casual English parser, as shipped. */
-const mainParser = chrono.casual.clone();
+type ChronoParser = ReturnType<(typeof import('chrono-node'))['casual']['clone']>;
+const SPLIT_REFINERS_REMOVED = new Set(['ENMergeDateTimeRefiner', 'MergeWeekdayComponentRefiner']);
+let parsers: { main: ChronoParser; split: ChronoParser } | null = null;
 
 /**
- * The same parser without the refiners that merge a date and a time into one
+ * `main`: chrono's casual English parser, as shipped. `split`: the same
+ * parser without the refiners that merge a date and a time into one
  * result; used only to find where "tomorrow" ends and "at 9" begins inside a
  * merged result, so the two can be highlighted as separate spans.
+ *
+ * chrono-node is loaded at the first parse, through its CommonJS build so
+ * that parsing stays synchronous: its 266 ES modules were a large share of
+ * every server's start (docs/performance.md, "Start-up").
  */
-const SPLIT_REFINERS_REMOVED = new Set(['ENMergeDateTimeRefiner', 'MergeWeekdayComponentRefiner']);
-const splitParser = (() => {
-  const c = chrono.casual.clone();
-  c.refiners = c.refiners.filter((r) => !SPLIT_REFINERS_REMOVED.has(r.constructor.name));
-  return c;
-})();
+function chrono(): { main: ChronoParser; split: ChronoParser } {
+  if (parsers !== null) return parsers;
+  const { casual } = createRequire(import.meta.url)('chrono-node') as typeof import('chrono-node');
+  const split = casual.clone();
+  split.refiners = split.refiners.filter((r) => !SPLIT_REFINERS_REMOVED.has(r.constructor.name));
+  parsers = { main: casual.clone(), split };
+  return parsers;
+}
 
 /** Reference for reading relative offsets ("in 2 hours"): 2001-01-15, far from any DST change. */
 const OFFSET_REF_MS = Date.UTC(2001, 0, 15);
@@ -308,7 +316,7 @@ function readResult(r: ParsedResult, now: WallTime, refMs: number): ReadResult {
     // "in 2 hours": chrono adds the offset in the process's zone, so a DST change near the
     // reference would skew it. Read the offset against a fixed mid-January day (no DST
     // change anywhere) and add it to the real `now` with zone-free arithmetic.
-    const again = mainParser.parse(r.text, { instant: new Date(OFFSET_REF_MS), timezone: 0 })[0];
+    const again = chrono().main.parse(r.text, { instant: new Date(OFFSET_REF_MS), timezone: 0 })[0];
     const a = again && again.index === 0 && again.text === r.text ? again.start : c;
     const base = again && again.index === 0 && again.text === r.text ? OFFSET_REF_MS : refMs;
     const ag = (k: Parameters<ParsedComponents['get']>[0]) => a.get(k) ?? 0;
@@ -404,10 +412,10 @@ export function parseComposer(input: ComposerInput): ComposerResult {
   const refMs = utcMs(now.year, now.month, now.day);
   const ref = { instant: new Date(refMs), timezone: 0 };
   const forwardDate = mode !== 'note';
-  let results = mainParser.parse(masked, ref, { forwardDate });
+  let results = chrono().main.parse(masked, ref, { forwardDate });
   if (forwardDate) {
     // forwardDate also pushes "last friday" into the future; read backward-looking phrases without it.
-    const backward = mainParser.parse(masked, ref, { forwardDate: false });
+    const backward = chrono().main.parse(masked, ref, { forwardDate: false });
     results = results.map((r) =>
       /^(last|past)\b/i.test(r.text) ? (backward.find((b) => b.index === r.index && b.text === r.text) ?? r) : r,
     );
@@ -451,7 +459,7 @@ export function parseComposer(input: ComposerInput): ComposerResult {
     let dateRange: Range | null = null;
     let timeRange: Range | null = null;
     if (read.date !== null && read.hasTime && !read.relativeTime) {
-      const subs = splitParser.parse(masked.slice(read.index, read.end), ref, { forwardDate });
+      const subs = chrono().split.parse(masked.slice(read.index, read.end), ref, { forwardDate });
       const d = subs.filter((x) => (x.start.isCertain('day') || x.start.isCertain('weekday')) && !x.start.isCertain('hour'));
       const t = subs.filter((x) => x.start.isCertain('hour') && !x.start.isCertain('day') && !x.start.isCertain('weekday'));
       if (d.length > 0 && t.length > 0) {

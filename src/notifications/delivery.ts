@@ -6,7 +6,6 @@
  * reminder scheduler, which the services hold, drives it.
  */
 import type https from 'node:https';
-import webpush from 'web-push';
 import { newId } from '../core/ids.js';
 import type { SidecarStore } from '../store/sidecar.js';
 import type { InboxItemRecord, PushSubscriptionRecord } from '../store/schema.js';
@@ -20,6 +19,9 @@ import {
   vapidKeys,
 } from '../store/notifications.js';
 import { inQuietHours, quietEndsAt } from './quiet-time.js';
+
+/** web-push is loaded at the first push or key request, not at every server's start (docs/performance.md, "Start-up"). */
+const webPush = () => import('web-push').then((m) => m.default);
 
 const SAFETY_NET_MS = 30_000;
 
@@ -64,6 +66,7 @@ export class PushDelivery {
 
   /** The Instance's VAPID keys, made on first use. */
   async keys(): Promise<{ public_key: string; private_key: string }> {
+    const webpush = await webPush();
     return vapidKeys(this.store, () => {
       const k = webpush.generateVAPIDKeys();
       return { public_key: k.publicKey, private_key: k.privateKey, created_ms: this.now() };
@@ -153,7 +156,7 @@ export class PushDelivery {
 
   private async sendOne(sub: PushSubscriptionRecord, payload: string, keys: { public_key: string; private_key: string }) {
     try {
-      await webpush.sendNotification({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, payload, {
+      await (await webPush()).sendNotification({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, payload, {
         vapidDetails: {
           subject: process.env.QUIRE_VAPID_SUBJECT ?? 'mailto:quire@localhost',
           publicKey: keys.public_key,

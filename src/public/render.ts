@@ -5,10 +5,16 @@
  * renderer let through). Pure: the caller says where a link target leads, or that it leads
  * nowhere a visitor may go (then it is plain text).
  */
-import MarkdownIt from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type MarkdownIt from 'markdown-it';
+import type sanitizeHtml from 'sanitize-html';
 
 type Md = InstanceType<typeof MarkdownIt>;
+
+/** markdown-it and sanitize-html are loaded at the first page rendered, not at every server's start (docs/performance.md, "Start-up"). */
+const require = createRequire(import.meta.url);
+const markdownIt = () => require('markdown-it') as typeof MarkdownIt;
+const sanitizer = () => require('sanitize-html') as typeof sanitizeHtml;
 
 export interface LinkResolver {
   /** The URL a link to `target` (as written: `Note`, `Sub/Note.md#Heading`) leads to, or null. */
@@ -111,8 +117,8 @@ function relativeLinks(md: Md, links: LinkResolver): void {
   });
 }
 
-const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 's', 'input'],
+const SANITIZE = (defaults: sanitizeHtml.IDefaults): sanitizeHtml.IOptions => ({
+  allowedTags: [...defaults.allowedTags, 'img', 'del', 's', 'input'],
   allowedAttributes: {
     a: ['href', 'title', 'rel'],
     img: ['src', 'alt', 'title'],
@@ -129,17 +135,18 @@ const SANITIZE: sanitizeHtml.IOptions = {
     a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: 'noopener noreferrer nofollow' } }),
   },
   exclusiveFilter: (frame) => frame.tag === 'input' && frame.attribs.type !== 'checkbox',
-};
+});
 
 /** The body HTML of a note (frontmatter left out), sanitised. */
 export function noteHtml(text: string, links: LinkResolver): string {
-  const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+  const md = new (markdownIt())({ html: false, linkify: true, typographer: false });
   wikilinks(md, links);
   relativeLinks(md, links);
   // Task list items: `[ ]` / `[x]` become disabled checkboxes.
   const body = text.replace(FRONTMATTER, '').replace(/%%[\s\S]*?%%/g, '');
   const html = md.render(body).replace(/<li>\[( |x|X)\] /g, (_m, c: string) => `<li><input type="checkbox" disabled${c === ' ' ? '' : ' checked'}> `);
-  return sanitizeHtml(html, SANITIZE);
+  const sanitize = sanitizer();
+  return sanitize(html, SANITIZE(sanitize.defaults));
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -7,10 +7,15 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import { createRequire } from 'node:module';
+import type sharpOf from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
 import { AppError, errors } from '../core/errors.js';
 import { etagOf } from '../vault/etag.js';
 import { writeFileAtomic } from '../vault/atomic.js';
+
+/** sharp (a native library) is loaded at the first thumbnail, not at every server's start (docs/performance.md, "Start-up"). */
+const sharp = () => createRequire(import.meta.url)('sharp') as typeof sharpOf;
 
 export const THUMB_DEFAULT = 256;
 export const THUMB_MAX = 2048;
@@ -80,7 +85,7 @@ export async function makeThumb(input: Buffer, s: number): Promise<{ bytes: Buff
   let img: Sharp;
   let meta: Metadata;
   try {
-    img = sharp(input, { failOn: 'error', limitInputPixels: 100_000_000 });
+    img = sharp()(input, { failOn: 'error', limitInputPixels: 100_000_000 });
     meta = await img.metadata();
   } catch {
     throw noThumb();
