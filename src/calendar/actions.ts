@@ -9,6 +9,7 @@ import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
 import * as ev from './events.js';
 import * as views from './views.js';
+import { cachedAnswer } from './window-cache.js';
 import { readPreferences, writePreferences } from './preferences.js';
 import { actions as feedActions } from './feed-actions.js';
 import { actions as journalLinkActions } from './journal-link-actions.js';
@@ -97,7 +98,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { query }) => views.listEvents(await openScope(ctx), query),
+    handler: async (ctx, { query }) => {
+      const scope = await openScope(ctx);
+      return cachedAnswer(scope, `events ${query.from} ${query.to} ${query.tz}`, () => views.listEvents(scope, query));
+    },
   }),
   specAction('calendar_items', {
     summary:
@@ -114,7 +118,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { query }) => views.listItems(await openScope(ctx), query),
+    handler: async (ctx, { query }) => {
+      const scope = await openScope(ctx);
+      return cachedAnswer(scope, `items ${query.from} ${query.to} ${query.tz} ${query.limit} ${query.cursor}`, () => views.listItems(scope, query));
+    },
   }),
   specAction('calendar_move_event', {
     summary: 'Moves an Event to another Calendar (its file moves to that folder).',
@@ -165,7 +172,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { query }) => views.range(await openScope(ctx), query),
+    handler: async (ctx, { query }) => {
+      const scope = await openScope(ctx);
+      return cachedAnswer(scope, `range ${query.from} ${query.to} ${query.tz}`, () => views.range(scope, query));
+    },
   }),
   specAction('calendar_tags', {
     summary: 'Lists the Event Tags (CATEGORIES) with the number of Events carrying each.',
@@ -205,7 +215,10 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { query }) => views.year(await openScope(ctx), query),
+    handler: async (ctx, { query }) => {
+      const scope = await openScope(ctx);
+      return cachedAnswer(scope, `year ${query.year} ${query.tz}`, () => views.year(scope, query));
+    },
   }),
   ...feedActions,
   ...journalLinkActions,

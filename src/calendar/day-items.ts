@@ -49,6 +49,12 @@ async function dailyPathFn(scope: Scope): Promise<(date: string) => string> {
   };
 }
 
+/** Identifies the vault's current Daily-notes settings (folder and format), for caches of answers built from them. */
+export async function dailySettingsKey(scope: Scope): Promise<string> {
+  await dailyPathFn(scope);
+  return settingsCache.get(scope.vault)!.key;
+}
+
 /** The timed log entries of the Daily notes of `dates` (entries without a time are not placed on the grid). */
 export async function logItems(scope: Scope, dates: string[]): Promise<LogItem[]> {
   const pathOf = await dailyPathFn(scope);

@@ -240,15 +240,29 @@ describe('views', () => {
     }
   });
 
+  it('a window asked again answers what changed since (answers are cached per state of the files)', async () => {
+    const q = '/api/v1/calendar/items?from=2026-04-06&to=2026-04-06&tz=Australia/Sydney';
+    const titles = async () => (await api('GET', q)).body.items.map((i: any) => i.title);
+    expect(await titles()).toEqual(['Pay rent 📅 2026-04-06', 'Run']);
+    expect(await titles()).toEqual(['Pay rent 📅 2026-04-06', 'Run']);
+    fs.appendFileSync(path.join(home, 'Journal/2026-04-06.md'), '- 21:00 Read ^read1\n');
+    expect(await eventually(titles, (t) => t.length === 3)).toEqual(['Pay rent 📅 2026-04-06', 'Run', 'Read']);
+    const c = await api('POST', '/api/v1/calendar/events', { icalendar: ics(['UID:late', 'DTSTART;TZID=Australia/Sydney:20260406T120000', 'SUMMARY:Lunch']) });
+    expect(c.status).toBe(201);
+    expect(await titles()).toEqual(['Pay rent 📅 2026-04-06', 'Run', 'Lunch', 'Read']);
+    expect((await api('DELETE', '/api/v1/calendar/events/late')).status).toBe(200);
+    expect(await titles()).toEqual(['Pay rent 📅 2026-04-06', 'Run', 'Read']);
+  });
+
   it('calendar_range, calendar_year and calendar_tags', async () => {
     const r = await api('GET', '/api/v1/calendar/range?from=2026-04-05&to=2026-04-06&tz=Australia/Sydney');
     expect(r.body.dates).toEqual(['2026-04-05', '2026-04-06']);
-    expect(r.body.items.map((i: any) => i.kind)).toEqual(['event', 'task', 'log']);
+    expect(r.body.items.map((i: any) => i.kind)).toEqual(['event', 'task', 'log', 'log']);
     expect(r.body.calendars.map((c: any) => c.id)).toContain('Personal');
 
     const y = await api('GET', '/api/v1/calendar/year?year=2026&tz=Australia/Sydney');
     expect(y.status).toBe(200);
-    expect(y.body.days.find((d: any) => d.date === '2026-04-06')).toEqual({ date: '2026-04-06', events: 0, logs: 1, tasks: 1 });
+    expect(y.body.days.find((d: any) => d.date === '2026-04-06')).toEqual({ date: '2026-04-06', events: 0, logs: 2, tasks: 1 });
     expect(y.body.days.find((d: any) => d.date === '2026-03-29')).toEqual({ date: '2026-03-29', events: 1, logs: 0, tasks: 0 });
 
     const t = await api('GET', '/api/v1/calendar/tags');
