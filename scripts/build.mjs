@@ -48,11 +48,12 @@ function newest(dir) {
   return max;
 }
 
-/** Whether dist/ is missing or older than a file of src/ or this script. */
+/** Whether dist/ is missing or older than a file of src/, the spec's catalog (catalog.json is made from it) or this script. */
 export function isStale() {
   const stamp = fs.statSync(path.join(DIST, STAMP), { throwIfNoEntry: false });
   if (stamp === undefined) return true;
-  return Math.max(newest(SRC), fs.statSync(fileURLToPath(import.meta.url)).mtimeMs) > stamp.mtimeMs;
+  const inputs = [fileURLToPath(import.meta.url), path.join(ROOT, 'spec', 'actions.json')].map((f) => fs.statSync(f).mtimeMs);
+  return Math.max(newest(SRC), ...inputs) > stamp.mtimeMs;
 }
 
 const OPTIONS = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
