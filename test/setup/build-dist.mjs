@@ -4,5 +4,5 @@
 import { buildDist, isStale } from '../../scripts/build.mjs';
 
 export async function setup() {
-  if (isStale()) await buildDist();
+  if (isStale()) await buildDist({ lenient: true });
 }
