@@ -25,6 +25,14 @@ const QuotaOverride = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
 });
 const WebAuthnCredential = Type.Unknown({ description: 'The WebAuthn credential returned by the authenticator' });
 const Flow = Type.String({ description: 'The flow ID returned by the matching start action' });
+/** The body of `assert_finish` and `remove_finish`: a passkey check's answer. */
+const PasskeyCheck = Obj({ credential: WebAuthnCredential, flow: Flow });
+/** The body of `invite_start` and `setup_start`: the new User, and the invite token where there is one. */
+const NewUser = Obj({
+  display_name: Type.String(),
+  token: Type.Optional(Nullable(Type.String({ description: 'Invite link token' }))),
+  username: Type.String(),
+});
 
 export const actions = [
   specAction('account_security', { summary: "Shows the security overview of the caller's account.", handler: h.accountSecurity }),
@@ -43,7 +51,7 @@ export const actions = [
   }),
   specAction('assert_finish', {
     summary: 'Completes a passkey check started by `assert_start`; a successful check gives the credential a recent confirmation.',
-    input: { body: Obj({ credential: WebAuthnCredential, flow: Flow }) },
+    input: { body: PasskeyCheck },
     handler: (ctx, { body }) => p.assertFinish(ctx, body),
   }),
   specAction('assert_start', {
@@ -109,13 +117,7 @@ export const actions = [
   }),
   specAction('invite_start', {
     summary: 'Starts passkey registration of a new User with an invite link; finish with `register_finish`. Browser flow only.',
-    input: {
-      body: Obj({
-        display_name: Type.String(),
-        token: Type.Optional(Nullable(Type.String({ description: 'Invite link token' }))),
-        username: Type.String(),
-      }),
-    },
+    input: { body: NewUser },
     handler: (ctx, { body }) => p.inviteStart(ctx, body),
   }),
   specAction('list_app_passwords', { summary: "Lists the caller's App Passwords (never their secrets).", handler: h.listAppPasswords }),
@@ -216,7 +218,7 @@ export const actions = [
   }),
   specAction('remove_finish', {
     summary: 'Completes removing a passkey with a passkey check started by `remove_start`.',
-    input: { body: Obj({ credential: WebAuthnCredential, flow: Flow }) },
+    input: { body: PasskeyCheck },
     handler: (ctx, { body }) => p.removeFinish(ctx, body),
   }),
   specAction('remove_start', {
@@ -262,7 +264,7 @@ export const actions = [
   }),
   specAction('setup_start', {
     summary: 'Starts the first setup of the Instance with a passkey for its first User; finish with `register_finish`. Browser flow only.',
-    input: { body: Obj({ display_name: Type.String(), token: Type.Optional(Nullable(Type.String())), username: Type.String() }) },
+    input: { body: NewUser },
     handler: (ctx, { body }) => p.setupStart(ctx, body),
   }),
   specAction('share_invites_setting', {

@@ -3,7 +3,7 @@
  * Behaviour: docs/notifications.md.
  */
 import { Type } from '@sinclair/typebox';
-import { Obj, OneOf, specAction } from '../actions/spec.js';
+import { Nullable, Obj, OneOf, specAction } from '../actions/spec.js';
 import * as inbox from './inbox.js';
 import { getQuietHours, setQuietHours } from './quiet-hours.js';
 import * as push from './push.js';
@@ -97,8 +97,19 @@ export const actions = [
     summary: 'Registers the web push subscription of one browser or app Installation.',
     input: {
       body: Obj({
-        installation_id: Type.String({ description: 'Stable random ID of one browser or app Installation' }),
-        subscription: Type.Object({}, { additionalProperties: true, description: 'Browser push subscription fields' }),
+        installation_id: Type.String({ minLength: 1, description: 'Stable random ID of one browser or app Installation' }),
+        // Open: the fields of the browser's PushSubscription.toJSON(), which may grow.
+        subscription: Type.Object(
+          {
+            endpoint: Type.String({ minLength: 1, description: 'HTTPS address of the push service' }),
+            expirationTime: Type.Optional(Nullable(Type.Number())),
+            keys: Type.Object(
+              { p256dh: Type.String({ minLength: 1 }), auth: Type.String({ minLength: 1 }) },
+              { additionalProperties: true },
+            ),
+          },
+          { additionalProperties: true, description: 'Browser push subscription fields' },
+        ),
       }),
     },
     handler: async (ctx, { body }) => reply(await push.subscribe(ctx, body), { status: 201 }),
