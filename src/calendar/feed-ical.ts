@@ -117,24 +117,25 @@ function textBlocks(f: EventFile): FileBlocks | null {
   const zones = f.root.getAllSubcomponents('vtimezone');
   const events = f.root.getAllSubcomponents('vevent');
   const out: FileBlocks = { zones: [], events: [] };
-  const lines = f.text.split(/\r\n|\n|\r/);
+  const text = f.text;
+  // BEGIN/END lines only (one native scan); content lines and folded continuations never match.
+  const re = /^(BEGIN|END):([A-Za-z-]+)[ \t]*\r?$/gim;
   let open: { name: string; from: number } | null = null;
   let depth = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^(BEGIN|END):([A-Za-z-]+)\s*$/.exec(lines[i]!);
-    if (!m) continue;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const name = m[2]!.toUpperCase();
     if (m[1]!.toUpperCase() === 'BEGIN') {
-      if (++depth === 2 && (name === 'VEVENT' || name === 'VTIMEZONE')) open = { name, from: i };
-    } else {
-      if (depth === 2 && open && open.name === name) {
-        const block = lines.slice(open.from, i + 1).join('\r\n');
-        if (name === 'VEVENT') out.events.push(block);
-        else out.zones.push([String(zones[out.zones.length]?.getFirstPropertyValue('tzid') ?? ''), block]);
-        open = null;
-      }
-      depth--;
+      if (++depth === 2 && (name === 'VEVENT' || name === 'VTIMEZONE')) open = { name, from: m.index };
+      continue;
     }
+    if (depth === 2 && open && open.name === name) {
+      const raw = text.slice(open.from, m.index + m[0].length).replace(/\r$/, '');
+      const block = raw.includes('\r\n') && !/[^\r]\n|\r(?!\n)/.test(raw) ? raw : raw.split(/\r\n|\n|\r/).join('\r\n');
+      if (name === 'VEVENT') out.events.push(block);
+      else out.zones.push([String(zones[out.zones.length]?.getFirstPropertyValue('tzid') ?? ''), block]);
+      open = null;
+    }
+    depth--;
   }
   return out.events.length === events.length && out.zones.length === zones.length ? out : null;
 }

@@ -119,6 +119,7 @@ function taskItems(scope: Scope, tag: string | null, inTagged: ReadonlySet<strin
 
 /** The Home's items for a feed, in a stable order (by kind, then as the index lists them). */
 export async function feedItems(scope: Scope, sel: ItemSelection): Promise<FeedItem[]> {
+  if (!sel.logs && !sel.notes && !sel.tasks) return [];
   const all = [...scope.index.notes()].filter((n) => visible(scope, n.path));
   const tagged = sel.tag === null ? all : all.filter((n) => hasTag(n.tags, sel.tag!));
   const daily = await dailyNotesSettings(scope.vault.home.root);
