@@ -415,45 +415,27 @@ describe('catalog: the params parser', () => {
     return parseParams(entry).params.map((p) => `${p.part}.${p.name}${p.required ? '' : '?'}`);
   };
 
-  it('reads names, parts and req/opt', () => {
-    expect(parse('create_invite')).toEqual(['body.quota_override_bytes?', 'body.role', 'body.ttl_secs']);
-    expect(parse('approval_page')).toEqual(['query.user_code']);
-    expect(parse('oidc_browser_callback')).toEqual(['path.provider', 'query.code?', 'query.error?', 'query.state?']);
-    expect(parse('notes_delete_block_reminder')).toEqual(['path.id', 'path.reminder_id', 'headers.if-match']);
-    expect(parse('public_upload_patch')).toEqual([
-      'path.id',
-      'headers.tus-resumable',
-      'headers.upload-offset',
-      'headers.upload-checksum?',
-      'path.slug',
-    ]);
-    expect(parse('public_upload_create')).toEqual([
-      'headers.tus-resumable',
-      'headers.upload-length',
-      'headers.upload-metadata',
-      'headers.upload-checksum?',
-      'headers.upload-conflict-policy?',
-      'path.slug',
-    ]);
-    expect(parse('public_preview')).toEqual([
-      'query.item?',
-      'query.path?',
-      'headers.if-none-match?',
-      'headers.range?',
-      'path.slug',
-    ]);
-  });
-
-  it('skips tool names, prose sentences, parenthesised notes and response fields', () => {
-    expect(parse('backlinks')).toEqual(['query.path']);
-    expect(parse('notes_events')).toEqual(['headers.last-event-id?']);
-    expect(parse('changes_events')).toEqual([]);
-    expect(parse('list_file_assignments')).toEqual(['query.cursor?', 'query.folder?', 'query.limit?']);
-    expect(parse('notifications_undo_inbox_mutation')).toEqual(['path.id', 'body.operation_id']);
-    expect(parse('notifications_inbox_mark_all_read')).toEqual(['query.until_ms?']);
-    expect(parse('canvas_elements_event')).toEqual(['path.id', 'body.elements', 'body.font?']);
-    expect(parse('notes_composer_parse')).toEqual(['body.mode', 'body.now', 'body.text']);
-    expect(parse('system_info')).toEqual([]);
+  // Each row: a spec action, and the parameters its params text names (`?` = opt).
+  it.each([
+    ['create_invite', 'body.quota_override_bytes? body.role body.ttl_secs'],
+    ['approval_page', 'query.user_code'],
+    ['oidc_browser_callback', 'path.provider query.code? query.error? query.state?'],
+    ['notes_delete_block_reminder', 'path.id path.reminder_id headers.if-match'],
+    ['public_upload_patch', 'path.id headers.tus-resumable headers.upload-offset headers.upload-checksum? path.slug'],
+    ['public_upload_create', 'headers.tus-resumable headers.upload-length headers.upload-metadata headers.upload-checksum? headers.upload-conflict-policy? path.slug'],
+    ['public_preview', 'query.item? query.path? headers.if-none-match? headers.range? path.slug'],
+    // tool names, prose sentences, parenthesised notes and response fields are skipped
+    ['backlinks', 'query.path'],
+    ['notes_events', 'headers.last-event-id?'],
+    ['changes_events', ''],
+    ['list_file_assignments', 'query.cursor? query.folder? query.limit?'],
+    ['notifications_undo_inbox_mutation', 'path.id body.operation_id'],
+    ['notifications_inbox_mark_all_read', 'query.until_ms?'],
+    ['canvas_elements_event', 'path.id body.elements body.font?'],
+    ['notes_composer_parse', 'body.mode body.now body.text'],
+    ['system_info', ''],
+  ])('reads the parameters of %s', (name, want) => {
+    expect(parse(name)).toEqual(want.split(' ').filter(Boolean));
   });
 
   it('tells enum values from parameter names', () => {
