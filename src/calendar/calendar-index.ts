@@ -39,6 +39,8 @@ export interface Timeline {
   zoned: SortedSingles;
   floating: SortedSingles;
   series: ReadableEvent[];
+  /** Each shown event's rank in UID order (code points), so sorting compares numbers where it would compare UIDs. */
+  rank: Map<ReadableEvent, number>;
 }
 
 export interface SortedSingles {
@@ -265,7 +267,9 @@ export class CalendarIndex {
       if (o === null) series.push(e);
       else (o.floating ? floating : zoned).push({ e, o });
     }
-    const timeline = { zoned: sortedSingles(zoned), floating: sortedSingles(floating), series };
+    const all = [...zoned.map((x) => x.e), ...floating.map((x) => x.e), ...series].sort((a, b) => (a.ics.facts.uid < b.ics.facts.uid ? -1 : a.ics.facts.uid > b.ics.facts.uid ? 1 : 0));
+    const rank = new Map(all.map((e, i) => [e, i] as const));
+    const timeline = { zoned: sortedSingles(zoned), floating: sortedSingles(floating), series, rank };
     this.timelineCache = { generation: this.generation, timeline };
     return timeline;
   }

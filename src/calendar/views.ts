@@ -154,6 +154,8 @@ interface Pending {
   id: string;
   /** Distinguishes occurrences of one series. */
   n: number;
+  /** Events: the rank of the UID (same order as `id`), compared instead of the strings. */
+  rank: number;
   e: Readable | null;
   o: Occurrence | null;
   log: LogItem | null;
@@ -210,18 +212,19 @@ async function collect(scope: Scope, w: Window): Promise<{ pending: Pending[]; c
   const { index, calendars } = await openCalendars(scope);
   const shown = calendars.filter((c) => c.meta.visible);
   const pending: Pending[] = [];
+  const { rank } = index.timeline();
   occurrencesIn(index, new Set(shown.map((c) => c.id)), w, (e, o, start) => {
-    pending.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, e, o, log: null, task: null });
+    pending.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
   });
   for (const l of await logItems(scope, w.dates)) {
     const { start, end } = logRecord(l, w);
     if (!(start < w.to && (end > w.from || (end === start && start >= w.from)))) continue;
-    pending.push({ k: KIND_ORDER.log, start, end, id: l.entry.blockId, n: 0, e: null, o: null, log: l, task: null });
+    pending.push({ k: KIND_ORDER.log, start, end, id: l.entry.blockId, n: 0, rank: 0, e: null, o: null, log: l, task: null });
   }
   if (w.dates.length > 0) {
     for (const t of dueTasks(scope, w.dates[0]!, w.dates[w.dates.length - 1]!)) {
       const start = wallToInstant(w.tz, Date.parse(`${t.due}T00:00:00Z`));
-      pending.push({ k: KIND_ORDER.task, start, end: start, id: t.task_id ?? `${t.path}#L${t.line}`, n: 0, e: null, o: null, log: null, task: t });
+      pending.push({ k: KIND_ORDER.task, start, end: start, id: t.task_id ?? `${t.path}#L${t.line}`, n: 0, rank: 0, e: null, o: null, log: null, task: t });
     }
   }
   pending.sort(comparePending);
@@ -229,7 +232,8 @@ async function collect(scope: Scope, w: Window): Promise<{ pending: Pending[]; c
 }
 
 const keyOf = (p: Pending): unknown[] => [p.start, p.k, p.id, p.n];
-const comparePending = (a: Pending, b: Pending) => a.start - b.start || a.k - b.k || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.n - b.n;
+const comparePending = (a: Pending, b: Pending) =>
+  a.start - b.start || a.k - b.k || (a.k === 0 ? a.rank - b.rank : a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.n - b.n;
 
 export async function listItems(scope: Scope, q: { from: string; to: string; tz: string; cursor?: string; limit?: number }) {
   const w = parseWindow(q, WINDOW_MAX_DAYS.items);
