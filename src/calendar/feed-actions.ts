@@ -3,6 +3,7 @@
  * or a calendar. Handlers call ./feed.ts and ./feed-store.ts; docs/calendar.md, "Feeds".
  */
 import { Type } from '@sinclair/typebox';
+import { reply } from '../actions/reply.js';
 import { Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { callerOf, type ActionContext } from '../actions/context.js';
 import { openScope } from '../notes/access.js';
@@ -41,7 +42,7 @@ export const actions = [
       'Creates a calendar feed link for one owner-scoped collection (`journal`, `area` or `calendar`), with `full` detail or `busy_only` (reveals only availability).',
     input: { body: FeedBody },
     handler: async (ctx, { body }) =>
-      out(ctx, await store.createFeed(ctx.services.store, uid(ctx), callerOf(ctx).homePrefix, await settingsOf(ctx, body), ctx.now())),
+      reply(out(ctx, await store.createFeed(ctx.services.store, uid(ctx), callerOf(ctx).homePrefix, await settingsOf(ctx, body), ctx.now())), { status: 201 }),
   }),
   specAction('calendar_delete_feed', {
     summary: 'Deletes a calendar feed and its link.',

@@ -3,6 +3,7 @@
  * Handlers call ./journal-link.ts; docs/calendar.md, "Journal links".
  */
 import { Type } from '@sinclair/typebox';
+import { reply } from '../actions/reply.js';
 import { Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
 import * as jl from './journal-link.js';
@@ -24,7 +25,7 @@ export const actions = [
         timezone: Type.String(),
       }),
     },
-    handler: async (ctx, { body }) => jl.createEventFromLog(await openScope(ctx), body, ctx.now()),
+    handler: async (ctx, { body }) => reply(await jl.createEventFromLog(await openScope(ctx), body, ctx.now()), { status: 201 }),
   }),
   specAction('calendar_create_event_from_note', {
     summary:
@@ -38,7 +39,7 @@ export const actions = [
         timezone: Type.String(),
       }),
     },
-    handler: async (ctx, { body }) => jl.createEventFromNote(await openScope(ctx), body, ctx.now()),
+    handler: async (ctx, { body }) => reply(await jl.createEventFromNote(await openScope(ctx), body, ctx.now()), { status: 201 }),
   }),
   specAction('calendar_duplicate_item', {
     summary: 'Duplicates a log entry, Event or Task shown in the Calendar on a given Calendar-local day.',
@@ -49,7 +50,7 @@ export const actions = [
         kind: Type.Union([Type.Literal('log'), Type.Literal('event'), Type.Literal('task')]),
       }),
     },
-    handler: async (ctx, { body }) => jl.duplicateItem(await openScope(ctx), body, ctx.now()),
+    handler: async (ctx, { body }) => reply(await jl.duplicateItem(await openScope(ctx), body, ctx.now()), { status: 201 }),
   }),
   specAction('calendar_event_log_status', {
     summary: 'Gets the log entry written for an Event, if any.',
@@ -65,6 +66,9 @@ export const actions = [
         start: Type.Optional(Nullable(LocalTime('Override of the Event start'))),
       }),
     },
-    handler: async (ctx, { path, body }) => jl.logEvent(await openScope(ctx), path.id, body, ctx.now()),
+    handler: async (ctx, { path, body }) => {
+      const r = await jl.logEvent(await openScope(ctx), path.id, body, ctx.now());
+      return reply(r, { status: r.created ? 201 : 200 });
+    },
   }),
 ];

@@ -56,7 +56,7 @@ afterAll(async () => {
 
 it('vdirsyncer syncs a calendar feed into a folder: one file per event, details intact', async () => {
   const feed = await inst.api('POST', '/api/v1/calendar/feeds', { token, body: { name: 'Personal', detail: 'full', source: 'calendar' } });
-  expect(feed.status, feed.text).toBe(200);
+  expect(feed.status, feed.text).toBe(201);
   const { config, local } = configFor('full', feed.body.url);
   await vdirsyncer(config, 'discover', 'feed');
   await vdirsyncer(config, 'sync');
@@ -86,7 +86,7 @@ it('vdirsyncer syncs a calendar feed into a folder: one file per event, details 
 
 it('vdirsyncer syncs a busy-only feed: busy blocks without titles or places', async () => {
   const feed = await inst.api('POST', '/api/v1/calendar/feeds', { token, body: { name: 'Busy', detail: 'busy_only', source: 'calendar', source_id: 'Personal' } });
-  expect(feed.status, feed.text).toBe(200);
+  expect(feed.status, feed.text).toBe(201);
   const { config, local } = configFor('busy', feed.body.url);
   await vdirsyncer(config, 'discover', 'feed');
   await vdirsyncer(config, 'sync');

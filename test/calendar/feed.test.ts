@@ -50,7 +50,7 @@ describe('journal feed', () => {
 
   it('creates a feed whose URL serves the timed log entries, parsed by node-ical', async () => {
     const r = await inst.api('POST', '/api/v1/calendar/feeds', { token, body: { name: 'My journal', detail: 'full', source: 'journal', color: '#3366cc' } });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     feed = r.body;
     expect(feed).toMatchObject({ name: 'My journal', detail: 'full', source: 'journal', source_id: null, include_notes: false, include_tasks: false, color: '#3366cc' });
     expect(new URL(feed.url).pathname).toMatch(/^\/feeds\/qfeed_[A-Za-z0-9_-]{40,}\.ics$/);
@@ -153,7 +153,7 @@ describe('busy-only and area feeds', () => {
       token,
       body: { name: 'Work', detail: 'full', source: 'area', source_id: '#Work', include_notes: true, include_tasks: true },
     });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(r.body.source_id).toBe('work');
     const names = vevents((await fetchFeed(r.body.url)).text).map((e) => e.summary).sort();
     expect(names).toEqual(['Launch', 'Ship it', 'Standup with the team #work']);

@@ -45,7 +45,7 @@ describe('events from notes and log entries', () => {
       token,
       body: { note_id: note.id, start: '2026-03-02T09:00:00+01:00', end: '2026-03-02T10:00:00+01:00', timezone: 'Europe/Berlin' },
     });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     const ev = r.body.event;
     expect(ev).toMatchObject({ title: 'Plan', calendar_id: 'Personal', timezone: 'Europe/Berlin', start: '2026-03-02T09:00:00+01:00', end: '2026-03-02T10:00:00+01:00' });
     const file = read(ev.path);
@@ -62,7 +62,7 @@ describe('events from notes and log entries', () => {
       token,
       body: { log_id: blockId, calendar_id: 'Personal', start: '2026-03-03T15:00:00+01:00', end: '2026-03-03T15:30:00+01:00', timezone: 'Europe/Berlin' },
     });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(r.body.event.title).toBe('Call with Sam');
     expect(read(r.body.event.path)).toContain(`X-QUIRE-LOG-ID:${blockId}`);
     const day = read('Journal/2026-03-03.md');
@@ -101,7 +101,7 @@ describe('logging past events', () => {
     expect(s0.status, s0.text).toBe(200);
     expect(s0.body).toMatchObject({ logged: false, date: '2026-01-05', start: '14:00', end: '15:00', entry: null });
     const r = await inst.api('POST', '/api/v1/calendar/events/review@test/log-this', { token, body: {} });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(r.body.created).toBe(true);
     expect(r.body.entry).toMatchObject({ date: '2026-01-05', start: '14:00', end: '15:00', title: 'Design review' });
     const day = read('Journal/2026-01-05.md');
@@ -111,6 +111,7 @@ describe('logging past events', () => {
     expect(s1.body.entry.block_id).toBe(r.body.entry.block_id);
     // Logging again writes nothing new.
     const again = await inst.api('POST', '/api/v1/calendar/events/review@test/log-this', { token, body: {} });
+    expect(again.status).toBe(200);
     expect(again.body.created).toBe(false);
     expect(read('Journal/2026-01-05.md')).toBe(day);
   });
@@ -118,7 +119,7 @@ describe('logging past events', () => {
   it('HH:MM overrides set the logged times; a recurring event logs its last started occurrence', async () => {
     await event('weekly@test', ['DTSTART;TZID=Europe/Berlin:20260105T090000', 'DTEND;TZID=Europe/Berlin:20260105T100000', 'RRULE:FREQ=WEEKLY;COUNT=3', 'SUMMARY:Weekly']);
     const r = await inst.api('POST', '/api/v1/calendar/events/weekly@test/log-this', { token, body: { start: '09:10', end: '09:55' } });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(r.body.entry).toMatchObject({ date: '2026-01-19', start: '09:10', end: '09:55' });
   });
 
@@ -139,7 +140,7 @@ describe('duplicating', () => {
   it('a log entry is copied into another day\'s Daily note', async () => {
     const log = await inst.api('POST', '/api/v1/notes/journal/log', { token, body: { text: '07:00-07:30 Swim #sport', now: '2026-02-01T08:00', timezone: 'Europe/Berlin' } });
     const r = await inst.api('POST', '/api/v1/calendar/items/duplicate', { token, body: { kind: 'log', id: log.body.block_id, date: '2026-02-02' } });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(r.body.item).toMatchObject({ date: '2026-02-02', start: '07:00', end: '07:30', tags: ['sport'] });
     expect(r.body.id).not.toBe(log.body.block_id);
     expect(read('Journal/2026-02-02.md')).toContain('07:00–07:30 Swim #sport');
@@ -148,7 +149,7 @@ describe('duplicating', () => {
 
   it('an event occurrence is copied as a single event on the day, same local times', async () => {
     const r = await inst.api('POST', '/api/v1/calendar/items/duplicate', { token, body: { kind: 'event', id: 'weekly@test', date: '2026-01-12' } });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(r.body.item).toMatchObject({ title: 'Weekly', rrule: null, start: '2026-01-12T09:00:00+01:00', end: '2026-01-12T10:00:00+01:00' });
     expect(r.body.id).not.toBe('weekly@test');
     const moved = await inst.api('POST', '/api/v1/calendar/items/duplicate', { token, body: { kind: 'event', id: 'review@test', date: '2026-01-20' } });
@@ -158,7 +159,7 @@ describe('duplicating', () => {
   it('a task is copied below the original, due on the day', async () => {
     await homeWrite('Tasks.md', '# Tasks\n- [ ] Pay rent 📅 2026-02-01 ^rent\n- [ ] Other\n');
     const r = await inst.api('POST', '/api/v1/calendar/items/duplicate', { token, body: { kind: 'task', id: 'rent', date: '2026-03-01' } });
-    expect(r.status, r.text).toBe(200);
+    expect(r.status, r.text).toBe(201);
     expect(r.body.item).toMatchObject({ due: '2026-03-01', checked: false });
     const lines = read('Tasks.md').split('\n');
     expect(lines[1]).toBe('- [ ] Pay rent 📅 2026-02-01 ^rent');
