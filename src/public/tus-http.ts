@@ -37,7 +37,8 @@ export function registerFileDrop(app: FastifyInstance, services: Services): void
     // A JSON body is the spec's base64 encoding (the command line, MCP): the action route decodes it.
     if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return done();
     res.hijack();
-    serveTus(services, req.raw, res.raw).then(
+    const password = req.headers['x-public-password'];
+    serveTus(services, req.raw, res.raw, typeof password === 'string' ? password : undefined).then(
       (status) => {
         if (status === 401 && req.headers['x-public-password'] !== undefined) recordIpFailure(req.ip);
       },

@@ -125,6 +125,8 @@ interface Drop {
 const drops = new WeakMap<Services, Drop>();
 /** The link each request opened (its password checked once, however many hooks ask). */
 const opened = new WeakMap<Request, Promise<OpenLink>>();
+/** The password an HTTP request carries in the page's cookie (the Node adapter reads only the raw headers). */
+const cookiePasswords = new WeakMap<Request, string>();
 
 function openFor(services: Services, req: Request): Promise<OpenLink> {
   let p = opened.get(req);
@@ -132,7 +134,7 @@ function openFor(services: Services, req: Request): Promise<OpenLink> {
     p = (async () => {
       const route = tusRoute(new URL(req.url).pathname);
       if (!route) throw ERRORS.FILE_NOT_FOUND;
-      const open = await openLink(services, route.slug, req.headers.get('x-public-password') ?? undefined);
+      const open = await openLink(services, route.slug, req.headers.get('x-public-password') ?? cookiePasswords.get(req));
       requirePermission(open, 'upload');
       return open;
     })();
@@ -289,8 +291,10 @@ export async function handleTus(services: Services, req: Request): Promise<Respo
 }
 
 /** Serves one HTTP request of a tus route from Node's own request stream. */
-export async function serveTus(services: Services, req: IncomingMessage, res: ServerResponse): Promise<number> {
-  const response = await handleTus(services, new NodeRequest({ req, res }) as unknown as Request);
+export async function serveTus(services: Services, req: IncomingMessage, res: ServerResponse, password: string | undefined): Promise<number> {
+  const request = new NodeRequest({ req, res }) as unknown as Request;
+  if (password !== undefined) cookiePasswords.set(request, password);
+  const response = await handleTus(services, request);
   await sendNodeResponse(res, response);
   return response.status;
 }

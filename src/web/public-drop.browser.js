@@ -1,14 +1,109 @@
 // The drop zone of a public link page (served as /assets/public-drop.js, loaded only when the
 // link allows uploads). The page gives it a container:
 //   <section id="drop-zone" data-endpoint="/api/v1/public/<slug>/uploads" data-slug="<slug>">
-// The tus uploader (issue 23, file drop) replaces this file; the password, if any, travels in the
-// HttpOnly cookie the page set for /api/v1/public/<slug>, so the uploader needs no header for it.
-// Until then the container says that uploads are not open yet.
+// Files dropped on it or chosen with its button go up with tus-js-client (/assets/tus.min.js,
+// loaded from here so the page's CSP, script-src 'self', allows it): in chunks, resumable (the
+// client remembers unfinished uploads in localStorage and continues them when the same file is
+// sent again), with a progress bar per file. The password, if any, travels in the HttpOnly
+// cookie the page set for /api/v1/public/<slug>. docs/public-links.md, "Uploads".
 'use strict';
-document.addEventListener('DOMContentLoaded', () => {
-  const zone = document.getElementById('drop-zone');
-  if (!zone) return;
-  const p = document.createElement('p');
-  p.textContent = 'Uploads to this folder are not open yet.';
-  zone.replaceChildren(p);
-});
+(function () {
+  const CHUNK = 8 * 1024 * 1024;
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const k of Object.keys(attrs || {})) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function errorText(err) {
+    const res = err && err.originalResponse;
+    if (res) {
+      try {
+        const env = JSON.parse(res.getBody());
+        if (env && env.error && env.error.message) return env.error.message;
+      } catch (_) {
+        /* not the envelope */
+      }
+      return 'the server answered ' + res.getStatus();
+    }
+    return (err && err.message) || 'the connection failed';
+  }
+
+  function send(file, endpoint, list) {
+    const item = el('li', { class: 'upload' });
+    const bar = el('progress', { max: '100', value: '0', 'aria-label': 'Progress of ' + file.name });
+    const status = el('span', { class: 'status', role: 'status' }, 'Waiting…');
+    item.append(el('span', { class: 'name' }, file.name + ' '), bar, ' ', status);
+    list.append(item);
+    const upload = new window.tus.Upload(file, {
+      endpoint: endpoint,
+      chunkSize: CHUNK,
+      retryDelays: [0, 1000, 3000, 5000, 10000, 20000],
+      metadata: { filename: file.name, filetype: file.type || 'application/octet-stream' },
+      removeFingerprintOnSuccess: true,
+      onProgress: function (sent, total) {
+        const pct = total > 0 ? Math.floor((sent / total) * 100) : 100;
+        bar.value = pct;
+        status.textContent = pct + ' %';
+      },
+      onSuccess: function (payload) {
+        bar.value = 100;
+        const res = payload && payload.lastResponse;
+        const placed = res && res.getHeader('Quire-Upload-Path');
+        status.textContent = placed ? 'Uploaded as ' + placed.slice(placed.lastIndexOf('/') + 1) : 'Uploaded';
+        item.classList.add('done');
+      },
+      onError: function (err) {
+        status.textContent = 'Failed: ' + errorText(err);
+        item.classList.add('failed');
+      },
+    });
+    upload.findPreviousUploads().then(function (previous) {
+      if (previous.length > 0) upload.resumeFromPreviousUpload(previous[0]);
+      upload.start();
+    });
+  }
+
+  function mount(zone) {
+    const endpoint = zone.getAttribute('data-endpoint');
+    const input = el('input', { type: 'file', id: 'drop-input', multiple: '' });
+    const label = el('label', { for: 'drop-input', class: 'button' }, 'Choose files');
+    const list = el('ul', { id: 'drop-list' });
+    zone.replaceChildren(el('h2', {}, 'Send files'), el('p', {}, 'Drop files here, or '), label, input, list);
+    const sendAll = function (files) {
+      for (let i = 0; i < files.length; i++) send(files[i], endpoint, list);
+    };
+    input.addEventListener('change', function () {
+      sendAll(input.files);
+      input.value = '';
+    });
+    zone.addEventListener('dragover', function (e) {
+      e.preventDefault();
+      zone.classList.add('over');
+    });
+    zone.addEventListener('dragleave', function () {
+      zone.classList.remove('over');
+    });
+    zone.addEventListener('drop', function (e) {
+      e.preventDefault();
+      zone.classList.remove('over');
+      if (e.dataTransfer) sendAll(e.dataTransfer.files);
+    });
+    zone.setAttribute('data-ready', 'true');
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    const zone = document.getElementById('drop-zone');
+    if (!zone) return;
+    const script = el('script', { src: '/assets/tus.min.js' });
+    script.addEventListener('load', function () {
+      mount(zone);
+    });
+    script.addEventListener('error', function () {
+      zone.replaceChildren(el('p', {}, 'The uploader could not be loaded; reload the page to try again.'));
+    });
+    document.head.append(script);
+  });
+})();

@@ -25,7 +25,7 @@ const sha1 = (b: Buffer) => `sha1 ${createHash('sha1').update(b).digest('base64'
 const V = { 'tus-resumable': '1.0.0' };
 
 async function tus(method: string, route: string, headers: Record<string, string> = {}, body?: Buffer | string) {
-  const res = await fetch(rig.inst.url + route, { method, headers, body });
+  const res = await fetch(rig.inst.url + route, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let json: any;
   try {
