@@ -19,6 +19,7 @@
  *   npm run bench -- --index-runs 3       cold and warm index runs per size; the median counts (default 3 up to 10k notes, 1 above)
  *   npm run bench -- --child-timeout 300  seconds before an indexing child is killed
  *   npm run bench -- --skip-calendar      no calendar section; --calendar-only: only it (docs/calendar.md)
+ *   npm run bench -- --skip-public        no public-link thumbnails section (bench/public-thumbs.ts)
  *   npm run bench -- --startup-runs 10    runs of each start-up figure (default 10; 0 skips them)
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
@@ -35,6 +36,7 @@ import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayC
 import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, SERVER_NODE_FLAGS, sleep } from './lib.js';
 import { startupFigures } from './startup.js';
 import { runCalendarBench } from './calendar.js';
+import { runPublicThumbBench } from './public-thumbs.js';
 import { runCalendarFeedBench } from './calendar-feed.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 
@@ -473,6 +475,8 @@ try {
   for (const n of sizes) await benchSize(n);
   // The calendar section (bench/calendar.ts): its own Home and server, 200 req/s.
   if (!args['skip-calendar']) results.calendar = await runCalendarBench({ durationS, warmupS: Math.min(warmupS, 5), log });
+  // Thumbnails of 200 photos through a public link (bench/public-thumbs.ts): cold, then cached.
+  if (!args['skip-public']) results.publicThumbs = await runPublicThumbBench({ log });
   // The published feed of a whole 10,000-event calendar (bench/calendar-feed.ts): cold and cached.
   if (!args['skip-calendar']) results.calendarFeed = await runCalendarFeedBench({ log });
 } finally {

@@ -5,7 +5,7 @@
  * to delete. A file's hash is remembered by (path, inode, size, mtime), so a cached thumbnail
  * costs a stat and one small read, not a hash of the photo.
  */
-import { promises as fsp } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type sharpOf from 'sharp';
@@ -68,8 +68,9 @@ export class ThumbCache {
     const load = async () => (bytes ??= await src.read());
     const hash = await sourceHash(src, load);
     for (const [ext, type] of [['jpg', 'image/jpeg'], ['png', 'image/png']] as const) {
+      // Synchronous: a thumbnail is a few KB in the page cache; the thread pool is busy scaling others.
       try {
-        return { bytes: await fsp.readFile(this.fileFor(hash, s, ext)), contentType: type, etag: `${hash}-${s}` };
+        return { bytes: readFileSync(this.fileFor(hash, s, ext)), contentType: type, etag: `${hash}-${s}` };
       } catch {
         /* not made yet */
       }
