@@ -4,6 +4,7 @@
  * the feed's collection (the whole Home for `journal` and `calendar`, one tag for `area`).
  * Rules in docs/calendar.md, "Feeds".
  */
+import type { HomeIndex } from '../index/home-index.js';
 import type { NoteEntry } from '../index/types.js';
 import { visible, type Scope } from '../notes/access.js';
 import { dailyNotesSettings, dateOfDailyNotePath } from '../vault/obsidian-settings.js';
@@ -43,37 +44,55 @@ export function noteDate(fm: Record<string, unknown> | null): string | null {
 
 const TASK_DUE_MARKS = /\s*(?:📅\s*\d{4}-\d{2}-\d{2}|\[due::\s*[^\]]*\]|due:\d{4}-\d{2}-\d{2})/gu;
 
+/** Each Daily note's timed entries as items, per index (Home) and kept while the note's ETag is unchanged. */
+const dayItems = new WeakMap<HomeIndex, Map<string, { etag: string; items: FeedItem[] }>>();
+
+function itemsOfDay(text: string, date: string, path: string): FeedItem[] {
+  const day = parseDay(text, date, path);
+  const out: FeedItem[] = [];
+  for (const e of day.entries) {
+    const p = e.parts;
+    if (p.start === null) continue;
+    const zone = p.tz ?? day.dayZone;
+    out.push({
+      uid: `${e.blockId}@log.quire`,
+      kind: 'log',
+      summary: p.title ?? (p.text || 'Log entry'),
+      description: p.title && p.text ? p.text : null,
+      categories: e.tags,
+      date: null,
+      start: { date, time: p.start, zone },
+      end: p.end === null ? null : { date, time: p.end, zone },
+      busy: true,
+    });
+  }
+  return out;
+}
+
+/** Timed log entries of every Daily note (with `tag`, those carrying it); a rebuild reads only the notes changed since. */
 async function logItems(scope: Scope, notes: readonly NoteEntry[], tag: string | null): Promise<FeedItem[]> {
   const daily = await dailyNotesSettings(scope.vault.home.root);
+  const kept = dayItems.get(scope.index) ?? new Map<string, { etag: string; items: FeedItem[] }>();
+  const next = new Map<string, { etag: string; items: FeedItem[] }>();
   const out: FeedItem[] = [];
   for (const n of notes) {
     const date = dateOfDailyNotePath(daily, n.path);
     if (date === null) continue;
-    let text: string;
-    try {
-      text = (await scope.vault.home.read(n.path)).bytes.toString('utf8');
-    } catch {
-      continue; // removed since the index saw it
+    let got = kept.get(n.path);
+    if (!got || got.etag !== n.etag) {
+      let text: string;
+      try {
+        text = (await scope.vault.home.read(n.path)).bytes.toString('utf8');
+      } catch {
+        continue; // removed since the index saw it
+      }
+      got = { etag: n.etag, items: itemsOfDay(text, date, n.path) };
     }
-    const day = parseDay(text, date, n.path);
-    for (const e of day.entries) {
-      const p = e.parts;
-      if (p.start === null) continue;
-      if (tag !== null && !hasTag(e.tags, tag)) continue;
-      const zone = p.tz ?? day.dayZone;
-      out.push({
-        uid: `${e.blockId}@log.quire`,
-        kind: 'log',
-        summary: p.title ?? (p.text || 'Log entry'),
-        description: p.title && p.text ? p.text : null,
-        categories: e.tags,
-        date: null,
-        start: { date, time: p.start, zone },
-        end: p.end === null ? null : { date, time: p.end, zone },
-        busy: true,
-      });
-    }
+    next.set(n.path, got);
+    for (const item of got.items) if (tag === null || hasTag(item.categories, tag)) out.push(item);
   }
+  // Notes gone since the last pass drop out of the kept map.
+  dayItems.set(scope.index, next);
   return out;
 }
 
