@@ -118,7 +118,13 @@ export class Expansion {
         this.done = true;
         return;
       }
-      const next = iter.next();
+      let next: ICAL.Time | null;
+      try {
+        next = iter.next();
+      } catch {
+        // A rule ical.js cannot follow (a file another program wrote): the occurrences found so far stand.
+        next = null;
+      }
       if (!next) {
         this.done = true;
         return;

@@ -20,6 +20,14 @@ const DAY = 86_400_000;
 /** Longest windows, in days (docs/calendar.md). */
 export const WINDOW_MAX_DAYS = { events: 366, range: 62, items: 366 } as const;
 export const ITEMS_PAGE_DEFAULT = 200;
+/** Most items one unpaged answer (`calendar_events` with a window, `calendar_range`) carries. */
+export const WINDOW_MAX_ITEMS = 20_000;
+
+function checkCount(n: number): void {
+  if (n > WINDOW_MAX_ITEMS) {
+    throw errors.badRequest(`The window holds more than ${WINDOW_MAX_ITEMS} items: request smaller from/to windows`, { field: 'query.to', reason: 'too_many_items', max_items: String(WINDOW_MAX_ITEMS) });
+  }
+}
 export const ITEMS_PAGE_MAX = 1000;
 
 export interface Window {
@@ -137,6 +145,7 @@ export async function listEvents(scope: Scope, q: { from?: string; to?: string; 
   const w = parseWindow(q, WINDOW_MAX_DAYS.events);
   const occ: Found[] = [];
   occurrencesIn(index, new Set(calendars.map((c) => c.id)), w, (e, o, start) => occ.push({ e, o, start }));
+  checkCount(occ.length);
   occ.sort(byStart);
   return { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz, events: occ.map(({ e, o }) => occurrenceRecord(e, o, w.tz)) };
 }
@@ -270,6 +279,7 @@ export async function listItems(scope: Scope, q: { from: string; to: string; tz:
 export async function range(scope: Scope, q: { from: string; to: string; tz?: string }) {
   const w = parseWindow(q, WINDOW_MAX_DAYS.range);
   const { pending, calendars } = await collect(scope, w);
+  checkCount(pending.length);
   const def = await defaultCalendarId(scope);
   return {
     from: rfc3339(w.from, w.tz),

@@ -287,6 +287,21 @@ describe('files written by other programs', () => {
     expect((await api('GET', '/api/v1/calendar/events/dropped-1')).status).toBe(404);
   });
 
+  it('a file ical.js cannot expand and a rule with too many occurrences answer 4xx or what can be read, never 500', async () => {
+    write('Calendars/Personal/odd-rule.ics', ics(['UID:odd-rule', 'DTSTART:20260901T100000Z', 'RRULE:FREQ=WEEKLY;BYDAY=XX;COUNT=3', 'SUMMARY:Odd']));
+    write('Calendars/Personal/minutely.ics', ics(['UID:minutely', 'DTSTART:20260905T000000Z', 'RRULE:FREQ=MINUTELY', 'SUMMARY:Tick']));
+    const day = await eventually(() => api('GET', '/api/v1/calendar/events?from=2026-09-05&to=2026-09-05&tz=UTC'), (r) => r.body.events?.length >= 1440);
+    expect(day.status).toBe(200);
+    expect(day.body.events.filter((e: any) => e.id === 'minutely').length).toBe(1440);
+    const month = await api('GET', '/api/v1/calendar/range?from=2026-09-01&to=2026-09-30&tz=UTC');
+    expect([month.status, month.body.error.details.field, month.body.error.details.reason]).toEqual([400, 'query.to', 'too_many_items']);
+    const sept = await api('GET', '/api/v1/calendar/items?from=2026-09-01&to=2026-09-04&tz=UTC');
+    expect(sept.status).toBe(200);
+    fs.rmSync(path.join(home, 'Calendars/Personal/minutely.ics'));
+    fs.rmSync(path.join(home, 'Calendars/Personal/odd-rule.ics'));
+    await eventually(() => api('GET', '/api/v1/calendar/events/minutely'), (r) => r.status === 404);
+  });
+
   it('a new calendar folder dropped in as a whole appears', async () => {
     write('Calendars/Holidays/ny.ics', ics(['UID:ny-2027', 'DTSTART;VALUE=DATE:20270101', 'SUMMARY:New Year']));
     const r = await eventually(() => api('GET', '/api/v1/calendar/calendars'), (x) => x.body.calendars.some((c: any) => c.id === 'Holidays'));
