@@ -177,7 +177,7 @@ async function logTarget(scope: Scope, id: string, now: number) {
 /** Whether the event's last started occurrence is logged, and the entry if so. */
 export async function eventLogStatus(scope: Scope, id: string, now: number) {
   const { e, zone, o } = await logTarget(scope, id, now);
-  if (!o) return { id: e.ics.facts.uid, logged: false, date: null, entry: null };
+  if (!o) return { id: e.ics.facts.uid, logged: false, date: null, start: null, end: null, entry: null };
   const span = localSpan(o, zone);
   const entry = loggedEntry(scope, await loadDay(scope, span.date), e.ics.facts.uid);
   return { id: e.ics.facts.uid, logged: entry !== null, date: span.date, start: span.start, end: span.end, entry };
@@ -208,11 +208,12 @@ export async function logEvent(scope: Scope, id: string, over: { start?: string 
     zone,
     attachments: [],
     position: null,
-    clientId: null,
+    // Two "log this" at once write one entry: the journal replays the second by this identity.
+    clientId: `calendar-event:${uid}:${span.date}`,
   };
   const [made] = await createEntries(scope, [spec]);
   const linked = await addEntryLine(scope, made!.record.block_id, eventLinkLine(title, e.path));
-  return { created: true, entry: linked.record };
+  return { created: !made!.replayed, entry: linked.record };
 }
 
 // ---------------------------------------------------------------- duplicating

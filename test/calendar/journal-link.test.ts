@@ -116,6 +116,14 @@ describe('logging past events', () => {
     expect(read('Journal/2026-01-05.md')).toBe(day);
   });
 
+  it('two "log this" at once write one entry', async () => {
+    await event('twice@test', ['DTSTART:20260107T120000Z', 'DTEND:20260107T130000Z', 'SUMMARY:Lunch talk']);
+    const [a, b] = await Promise.all([0, 1].map(() => inst.api('POST', '/api/v1/calendar/events/twice@test/log-this', { token, body: {} })));
+    expect([a!.status, b!.status].sort()).toEqual([200, 201].sort());
+    expect(a!.body.entry.block_id).toBe(b!.body.entry.block_id);
+    expect(read('Journal/2026-01-07.md').match(/Lunch talk\*\*/g)!.length).toBe(1);
+  });
+
   it('HH:MM overrides set the logged times; a recurring event logs its last started occurrence', async () => {
     await event('weekly@test', ['DTSTART;TZID=Europe/Berlin:20260105T090000', 'DTEND;TZID=Europe/Berlin:20260105T100000', 'RRULE:FREQ=WEEKLY;COUNT=3', 'SUMMARY:Weekly']);
     const r = await inst.api('POST', '/api/v1/calendar/events/weekly@test/log-this', { token, body: { start: '09:10', end: '09:55' } });
