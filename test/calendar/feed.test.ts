@@ -3,6 +3,8 @@
  * without a bearer token and parsed by an independent parser (node-ical).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import ical from 'node-ical';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 
@@ -157,6 +159,32 @@ describe('busy-only and area feeds', () => {
     expect(r.body.source_id).toBe('work');
     const names = vevents((await fetchFeed(r.body.url)).text).map((e) => e.summary).sort();
     expect(names).toEqual(['Launch', 'Ship it', 'Standup with the team #work']);
+  });
+});
+
+describe('calendar feeds', () => {
+  it('a file another program drops into the calendar folder reaches the feed (new ETag); HEAD answers without a body', async () => {
+    const ics = (uid: string, summary: string) =>
+      `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:${uid}\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260305T100000Z\r\nDTEND:20260305T110000Z\r\nSUMMARY:${summary}\r\nX-FROM-CLIENT:yes\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n`;
+    expect((await inst.api('POST', '/api/v1/calendar/events', { token, body: { icalendar: ics('api@test', 'Made by the API') } })).status).toBe(201);
+    const feed = (await inst.api('POST', '/api/v1/calendar/feeds', { token, body: { name: 'Cal', detail: 'full', source: 'calendar' } })).body;
+    const first = await fetchFeed(feed.url);
+    expect(vevents(first.text).map((e) => e.summary)).toEqual(['Made by the API']);
+    expect(first.text).toContain('X-FROM-CLIENT:yes');
+
+    fs.writeFileSync(path.join(inst.dataDir, 'homes', 'ann', 'Calendars', 'Personal', 'vim.ics'), ics('vim@test', 'Written in vim'));
+    let now = first;
+    for (let i = 0; i < 100 && !now.text.includes('Written in vim'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await fetchFeed(feed.url, { 'if-none-match': first.headers.get('etag')! });
+    }
+    expect(now.status).toBe(200);
+    expect(vevents(now.text).map((e) => e.summary).sort()).toEqual(['Made by the API', 'Written in vim']);
+
+    const head = await fetch(inst.url + new URL(feed.url).pathname, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(now.headers.get('etag'));
+    expect(await head.text()).toBe('');
   });
 });
 
