@@ -307,8 +307,12 @@ describe('what a visitor gets', () => {
   });
 
   it('a note moved after sharing is still shared (by id); a deleted one answers 404 target_missing', async () => {
-    const l = await rig.link({ target: { kind: 'note', note_id: 'plain-1' } });
-    fs.unlinkSync(path.join(rig.home, 'Notes/Plain.md'));
+    const l = await rig.link({ target: { kind: 'note', note_id: 'plain-1' }, permissions: { view: true, download: true } });
+    fs.mkdirSync(path.join(rig.home, 'Notes/Moved'), { recursive: true });
+    fs.renameSync(path.join(rig.home, 'Notes/Plain.md'), path.join(rig.home, 'Notes/Moved/Plain.md'));
+    // The watcher tells the index; until then the old path is gone and the link answers 404.
+    await expect.poll(async () => (await visit(rig.inst, pub(l.slug, '/download'))).text, { timeout: 10_000 }).toContain('plain');
+    fs.unlinkSync(path.join(rig.home, 'Notes/Moved/Plain.md'));
     const v = await visit(rig.inst, pub(l.slug));
     expect(v.status).toBe(404);
     expect(v.body.error.details.reason).toBe('target_missing');
