@@ -1,7 +1,8 @@
 /**
- * Which IP addresses a clip may fetch from. Pure functions, no network: the
- * fetcher resolves a host and refuses it unless every address passes
- * `isPublicAddress` (or the operator set QUIRE_CLIP_ALLOW_PRIVATE=1).
+ * Which IP addresses an outbound fetch (clips, subscriptions, CalDAV accounts,
+ * push) may connect to. Pure functions, no network: outbound.ts resolves a host
+ * and refuses it unless every address passes `isPublicAddress` (or the
+ * operator set QUIRE_FETCH_ALLOW_PRIVATE=1).
  */
 import net from 'node:net';
 

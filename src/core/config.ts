@@ -35,7 +35,7 @@ export interface Config {
   authRateLimitPerMinute: number;
   /** Failed bearer tokens allowed per IP per minute before 429 (QUIRE_BEARER_FAILURE_LIMIT). */
   bearerFailureLimitPerMinute: number;
-  /** Let web clips fetch private, loopback and link-local addresses (QUIRE_CLIP_ALLOW_PRIVATE=1). */
+  /** Let every outbound fetch (clips, subscriptions, CalDAV accounts, push) reach private, loopback and link-local addresses (QUIRE_FETCH_ALLOW_PRIVATE=1; QUIRE_CLIP_ALLOW_PRIVATE=1 is an alias). */
   allowPrivateFetch: boolean;
   /**
    * Which reverse proxies' `X-Forwarded-For` names the client (QUIRE_TRUST_PROXY): false (the
@@ -162,7 +162,7 @@ export function loadConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     oidcProviders: input.oidcProviders ?? parseProviders(env.QUIRE_OIDC_PROVIDERS),
     authRateLimitPerMinute: intOr(env.QUIRE_AUTH_RATE_LIMIT, 60, 'QUIRE_AUTH_RATE_LIMIT'),
     bearerFailureLimitPerMinute: intOr(env.QUIRE_BEARER_FAILURE_LIMIT, 30, 'QUIRE_BEARER_FAILURE_LIMIT'),
-    allowPrivateFetch: input.allowPrivateFetch ?? env.QUIRE_CLIP_ALLOW_PRIVATE === '1',
+    allowPrivateFetch: input.allowPrivateFetch ?? (env.QUIRE_FETCH_ALLOW_PRIVATE === '1' || env.QUIRE_CLIP_ALLOW_PRIVATE === '1'),
     followSymlinks: input.followSymlinks ?? env.QUIRE_FOLLOW_SYMLINKS === '1',
     trustProxy: parseTrustProxy(input.trustProxy ?? env.QUIRE_TRUST_PROXY),
     maxConnectionsPerIp: intOr(input.maxConnectionsPerIp ?? env.QUIRE_MAX_CONNECTIONS_PER_IP, 256, 'QUIRE_MAX_CONNECTIONS_PER_IP'),
