@@ -19,6 +19,7 @@ import { JobRunner } from './jobs/runner.js';
 import path from 'node:path';
 import { registerWeb } from './web/pages.js';
 import { registerFeedRoute } from './calendar/feed-route.js';
+import { registerCalDav } from './caldav/routes.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
 import { attachCollab } from './collab/hub.js';
 
@@ -65,6 +66,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     registerWeb(a, services);
     registerFeedRoute(a, services);
     registerFileDrop(a, services);
+    registerCalDav(a, services);
   } });
   // Live collaboration: WebSocket upgrades on the same port (docs/collaboration.md).
   const collab = attachCollab(app.server, services, log);

@@ -79,6 +79,19 @@ export function bearerToken(header: string | string[] | undefined): string | nul
   return m[1]!;
 }
 
+/**
+ * Reads `Authorization: Basic <base64 user:password>` (CalDAV clients sign in
+ * this way, the password being an App Password); null for any other scheme.
+ */
+export function basicCredentials(header: string | string[] | undefined): { username: string; password: string } | null {
+  const value = Array.isArray(header) ? header[0] ?? '' : header ?? '';
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(value);
+  if (!m) return null;
+  const text = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  return colon < 0 ? null : { username: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
 /** Resolves a bearer token to its caller, or throws 401. Disabled users and expired credentials stop at once. */
 export function authenticate(store: SidecarStore, token: string, now: number): Caller {
   const hash = hashSecret(token);

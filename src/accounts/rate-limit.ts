@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
-import { authenticate, bearerToken } from './credentials.js';
+import { authenticate, basicCredentials, bearerToken } from './credentials.js';
 
 const WINDOW_MS = 60_000;
 
@@ -61,7 +61,8 @@ function tooMany(res: FastifyReply, retryAfter: number, what: string) {
 
 function validToken(services: Services, header: string): boolean {
   try {
-    const token = bearerToken(header);
+    // CalDAV clients send the App Password as HTTP Basic (src/caldav/auth.ts).
+    const token = basicCredentials(header)?.password ?? bearerToken(header);
     return token !== null && authenticate(services.store, token, Date.now()) !== null;
   } catch {
     return false;

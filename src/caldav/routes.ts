@@ -1,0 +1,37 @@
+/**
+ * The DAV tree on the HTTP surface. Fastify 5 routes only the methods it
+ * knows, so PROPFIND, PROPPATCH, REPORT and MKCALENDAR are added with
+ * `addHttpMethod` (as methods with a body) rather than taking requests raw in
+ * a hook: the routes then keep what every other route has — the per-address
+ * connection limit, request timeouts, the failed-credential throttle
+ * (accounts/rate-limit.ts counts the 401s), the request counter and HEAD for
+ * GET. The routes live in their own plugin so that its body parser (every
+ * body as text: XML, iCalendar, or a client's odd Content-Type) does not
+ * change the API's JSON parsing.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../core/services.js';
+import { handleDav } from './handlers.js';
+import { WELL_KNOWN } from './paths.js';
+
+const DAV_ONLY = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR'];
+const METHODS = ['OPTIONS', 'GET', 'PUT', 'DELETE', ...DAV_ONLY];
+
+export function registerCalDav(app: FastifyInstance, services: Services): void {
+  for (const m of DAV_ONLY) app.addHttpMethod(m, { hasBody: true, overrideExisting: true });
+  app.register(async (dav) => {
+    dav.removeAllContentTypeParsers();
+    dav.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    const handler = async (req: FastifyRequest, res: FastifyReply) => {
+      const out = await handleDav(services, {
+        method: req.method,
+        path: req.url.split('?')[0]!,
+        headers: req.headers,
+        body: typeof req.body === 'string' ? req.body : '',
+      });
+      res.code(out.status).headers(out.headers);
+      return res.send(out.body ?? '');
+    };
+    for (const url of ['/dav', '/dav/*', WELL_KNOWN, `${WELL_KNOWN}/`]) dav.route({ method: METHODS, url, handler });
+  });
+}
