@@ -9,6 +9,7 @@
  * (`.obsidian`, `.trash`, `.git`) and nothing the vault ignores is reachable, and every spelling
  * the vault's path gate refuses is 404 here, so an answer never tells what lies outside.
  */
+import { createHash } from 'node:crypto';
 import { constants as FS, lstatSync, promises as fsp, type Stats } from 'node:fs';
 import nodePath from 'node:path';
 import type { Caller } from '../accounts/caller.js';
@@ -177,19 +178,70 @@ async function plainFile(scope: Scope, path: string): Promise<Stats | null> {
   return st?.isFile() ? st : null;
 }
 
-/** Reads a located file without following a link swapped in since it was checked. */
-export async function readLocated(file: Located): Promise<Buffer> {
+/** Largest file read whole for a visitor (download, preview without Range, thumbnail source); larger files are previewed in ranges. */
+export const WHOLE_MAX = 32 * 1024 * 1024;
+
+const tooLarge = (size: number) =>
+  new AppError('bad_request', `This file is ${size} bytes, more than the ${WHOLE_MAX} a visitor can fetch at once; read it with public_preview and the Range header`, {
+    status: 413,
+    details: { reason: 'too_large', limit: String(WHOLE_MAX), size: String(size) },
+  });
+
+/**
+ * Reads a located file, or bytes `start`..`end` (inclusive) of it, without following a link
+ * swapped in since it was checked. A whole read is refused (413) above WHOLE_MAX.
+ */
+export async function readLocated(file: Located, range?: { start: number; end: number }): Promise<Buffer> {
   if (file.kind !== 'file') throw new AppError('bad_request', 'This is a folder; name a file in it', { details: { reason: 'is_folder' } });
   let fh;
   try {
     fh = await fsp.open(file.abs, FS.O_RDONLY | FS.O_NOFOLLOW);
     const st = await fh.stat();
     if (!st.isFile()) throw notInLink('absent');
-    return await fh.readFile();
+    if (range === undefined) {
+      if (st.size > WHOLE_MAX) throw tooLarge(st.size);
+      return await fh.readFile();
+    }
+    const want = Math.max(0, Math.min(range.end, st.size - 1) - range.start + 1);
+    const buf = Buffer.allocUnsafe(want);
+    let got = 0;
+    while (got < want) {
+      const { bytesRead } = await fh.read(buf, got, want - got, range.start + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return buf.subarray(0, got);
   } catch (e) {
     if (e instanceof AppError) throw e;
     throw notInLink('absent');
   } finally {
     await fh?.close().catch(() => undefined);
   }
+}
+
+const etags = new Map<string, string>();
+const ETAG_MEMO_MAX = 20_000;
+
+/**
+ * The file's ETag (SHA-256 of its bytes, as the vault's), hashed as a stream and remembered by
+ * (path, inode, size, mtime): a large file previewed in ranges is hashed once, not per range.
+ */
+export async function contentEtag(file: Located): Promise<string> {
+  const key = `${file.abs}\0${file.ino}\0${file.size}\0${file.mtimeMs}`;
+  const known = etags.get(key);
+  if (known !== undefined) return known;
+  const hash = createHash('sha256');
+  let fh;
+  try {
+    fh = await fsp.open(file.abs, FS.O_RDONLY | FS.O_NOFOLLOW);
+    for await (const chunk of fh.createReadStream({ highWaterMark: 1024 * 1024, autoClose: false })) hash.update(chunk as Buffer);
+  } catch {
+    throw notInLink('absent');
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+  const etag = hash.digest('base64url');
+  etags.set(key, etag);
+  if (etags.size > ETAG_MEMO_MAX) etags.delete(etags.keys().next().value!);
+  return etag;
 }

@@ -14,12 +14,14 @@ import { parseCanvasNote } from '../canvas/excalidraw-file.js';
 import { visible } from '../notes/access.js';
 import { etagOf, normalizeEtag, parseEtagList } from '../vault/etag.js';
 import { isIgnoredPath, isTempName } from '../vault/ignore.js';
-import { itemIdOf, locate, locateRel, plainEntry, readLocated, requirePermission, type Located, type OpenLink } from './access.js';
+import { contentEtag, itemIdOf, locate, locateRel, plainEntry, readLocated, requirePermission, WHOLE_MAX, type Located, type OpenLink } from './access.js';
 import { mimeOf, previewKind } from './media.js';
 import { noteDocument, noteHtml, type LinkResolver } from './render.js';
 import { ThumbCache, thumbSize } from './thumbs.js';
 
 export const ENTRIES_PAGE = 200;
+/** What tells a file's kind: as much as looksLikeText reads. */
+const SNIFF_BYTES = 8192;
 
 /** Headers on every file a visitor receives: it is the owner's content, not this site's page. */
 const FILE_HEADERS = {
@@ -194,49 +196,64 @@ export function parseRange(header: string | null | undefined, size: number): Byt
   return { start, end };
 }
 
-/** The preview's bytes, type and ETag before conditions and ranges apply. */
-async function rendition(open: OpenLink, q: { item?: string; path?: string }) {
-  const { file, note } = await fileFor(open, q);
-  const bytes = await readLocated(file);
-  const kind = previewKind(file.path, bytes);
-  if (kind === 'note') {
-    const text = bytes.toString('utf8');
-    const html = Buffer.from(noteDocument(note?.title ?? baseName(file.path).replace(/\.md$/i, ''), noteHtml(text, resolverFor(open, file.path))), 'utf8');
-    return { bytes: html, contentType: 'text/html; charset=utf-8', etag: etagOf(html) };
-  }
-  if (kind === null) {
-    throw new AppError('bad_request', `No preview for this kind of file; ${open.link.permissions.download ? 'download it instead' : 'the link does not offer a download'}`, {
-      status: 415,
-      details: { reason: 'no_preview' },
-    });
-  }
-  return { bytes, contentType: kind === 'text' ? 'text/plain; charset=utf-8' : mimeOf(file.path)!, etag: etagOf(bytes) };
-}
+const noPreview = (open: OpenLink) =>
+  new AppError('bad_request', `No preview for this kind of file; ${open.link.permissions.download ? 'download it instead' : 'the link does not offer a download'}`, {
+    status: 415,
+    details: { reason: 'no_preview' },
+  });
 
+const unsatisfiable = (size: number) =>
+  new AppError('bad_request', `The range starts past the end of the ${size}-byte preview`, {
+    status: 416,
+    details: { reason: 'range_not_satisfiable', size: String(size) },
+    headers: { 'content-range': `bytes */${size}` },
+  });
+
+const matches = (inm: string | null | undefined, etag: string) => !!inm && parseEtagList(inm).some((t) => t === '*' || normalizeEtag(t) === etag);
+
+/**
+ * A browser-viewable rendition: a note as an HTML document, images, PDF and UTF-8 text as their
+ * bytes. `If-None-Match` → 304; one `bytes=` range → 206. A file is read only as far as asked:
+ * its first 8 KiB tell its kind, its ETag is hashed once per version, and a range reads just
+ * that range (at most WHOLE_MAX bytes of it), so files of any size are previewed in ranges.
+ */
 export async function preview(open: OpenLink, q: { item?: string; path?: string }, h: { 'if-none-match'?: string | null; range?: string | null }) {
   requirePermission(open, 'view');
   if (open.link.target.kind === 'canvas') throw errors.badRequest('A canvas link is viewed with public_canvas_view', { reason: 'canvas_link' });
-  const r = await rendition(open, q);
+  const { file, note } = await fileFor(open, q);
+  const head = await readLocated(file, { start: 0, end: SNIFF_BYTES - 1 });
+  const kind = previewKind(file.path, head);
+  if (kind === null) throw noPreview(open);
   const headers: Record<string, string> = { ...FILE_HEADERS, 'accept-ranges': 'bytes' };
-  if (r.contentType === 'application/pdf') headers['content-security-policy'] = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; object-src 'self'";
-  const inm = h['if-none-match'];
-  if (inm && parseEtagList(inm).some((t) => t === '*' || normalizeEtag(t) === r.etag)) {
-    return reply(undefined, { status: 304, etag: r.etag, headers });
-  }
-  const range = parseRange(h.range, r.bytes.length);
-  if (range === 'unsatisfiable') {
-    throw new AppError('bad_request', `The range starts past the end of the ${r.bytes.length}-byte preview`, {
-      status: 416,
-      details: { reason: 'range_not_satisfiable', size: String(r.bytes.length) },
-      headers: { 'content-range': `bytes */${r.bytes.length}` },
+  if (kind === 'note') {
+    const text = (await readLocated(file)).toString('utf8');
+    const html = Buffer.from(noteDocument(note?.title ?? baseName(file.path).replace(/\.md$/i, ''), noteHtml(text, resolverFor(open, file.path))), 'utf8');
+    const etag = etagOf(html);
+    if (matches(h['if-none-match'], etag)) return reply(undefined, { status: 304, etag, headers });
+    const range = parseRange(h.range, html.length);
+    if (range === 'unsatisfiable') throw unsatisfiable(html.length);
+    if (range === null) return reply(html, { etag, contentType: 'text/html; charset=utf-8', headers });
+    return reply(html.subarray(range.start, range.end + 1), {
+      status: 206,
+      etag,
+      contentType: 'text/html; charset=utf-8',
+      headers: { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${html.length}` },
     });
   }
-  if (range === null) return reply(r.bytes, { etag: r.etag, contentType: r.contentType, headers });
-  return reply(r.bytes.subarray(range.start, range.end + 1), {
+  const contentType = kind === 'text' ? 'text/plain; charset=utf-8' : mimeOf(file.path)!;
+  if (contentType === 'application/pdf') headers['content-security-policy'] = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; object-src 'self'";
+  const etag = await contentEtag(file);
+  if (matches(h['if-none-match'], etag)) return reply(undefined, { status: 304, etag, headers });
+  const range = parseRange(h.range, file.size);
+  if (range === 'unsatisfiable') throw unsatisfiable(file.size);
+  if (range === null) return reply(await readLocated(file), { etag, contentType, headers });
+  const end = Math.min(range.end, range.start + WHOLE_MAX - 1);
+  const bytes = await readLocated(file, { start: range.start, end });
+  return reply(bytes, {
     status: 206,
-    etag: r.etag,
-    contentType: r.contentType,
-    headers: { ...headers, 'content-range': `bytes ${range.start}-${range.end}/${r.bytes.length}` },
+    etag,
+    contentType,
+    headers: { ...headers, 'content-range': `bytes ${range.start}-${range.start + bytes.length - 1}/${file.size}` },
   });
 }
 

@@ -3,6 +3,7 @@
  * revoke) and a visitor without a token uses every visitor action, with passwords, expiry,
  * previews with Range and If-None-Match, thumbnails and the canvas view.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -248,6 +249,24 @@ describe('what a visitor gets', () => {
     expect(same.bytes.length).toBe(0);
     const other = await visit(rig.inst, pub(folder.slug, '/preview?path=data.txt'), { headers: { 'if-none-match': '"other"' } });
     expect(other.status).toBe(200);
+  });
+
+  it('a file over 32 MiB is previewed in ranges (206, same ETag as a whole read would give), and refused whole (413)', async () => {
+    const big = Buffer.alloc(33 * 1024 * 1024, 'a');
+    big.write('THE END', big.length - 7);
+    fs.writeFileSync(path.join(rig.home, 'Share/big.txt'), big);
+    const whole = await visit(rig.inst, pub(folder.slug, '/preview?path=big.txt'));
+    expect(whole.status).toBe(413);
+    expect(whole.body.error.details).toMatchObject({ reason: 'too_large', size: String(big.length) });
+    expect((await visit(rig.inst, pub(folder.slug, '/download?path=big.txt'))).status).toBe(413);
+    const tail = await visit(rig.inst, pub(folder.slug, '/preview?path=big.txt'), { headers: { range: 'bytes=-7' } });
+    expect(tail.status).toBe(206);
+    expect(tail.text).toBe('THE END');
+    expect(tail.headers.get('content-range')).toBe(`bytes ${big.length - 7}-${big.length - 1}/${big.length}`);
+    expect(tail.headers.get('etag')).toBe(`"${createHash('sha256').update(big).digest('base64url')}"`);
+    const open = await visit(rig.inst, pub(folder.slug, '/preview?path=big.txt'), { headers: { range: 'bytes=0-' } });
+    expect(open.headers.get('content-range')).toBe(`bytes 0-${32 * 1024 * 1024 - 1}/${big.length}`);
+    fs.unlinkSync(path.join(rig.home, 'Share/big.txt'));
   });
 
   it('thumb: a JPEG whose longest side is s, cached outside the Home by hash and size', async () => {
