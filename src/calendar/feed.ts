@@ -127,7 +127,7 @@ async function versionKey(scope: Scope, f: CalendarFeedRecord, calendars: Calend
   return { key: `${f.token_hash}|${f.updated_ms}|${fromHome ? scope.index.version : ''}|${calendarId}|${calVersion}`, calendarId };
 }
 
-async function build(scope: Scope, f: CalendarFeedRecord, calendarId: string | null, calendars: CalendarSource | null, key: string, now: number): Promise<Built> {
+async function build(scope: Scope, f: CalendarFeedRecord, calendarId: string | null, calendars: CalendarSource | null, key: string): Promise<Built> {
   const busy = f.detail === 'busy_only';
   const items = await feedItems(scope, {
     tag: f.source === 'area' ? f.source_id : null,
@@ -137,7 +137,9 @@ async function build(scope: Scope, f: CalendarFeedRecord, calendarId: string | n
     tasks: f.include_tasks && !busy,
   });
   const files = calendarId !== null && calendars ? await calendars.files(scope, calendarId) : [];
-  const body = Buffer.from(feedDocument({ name: f.name, color: f.color, detail: f.detail, stampMs: now }, items, files), 'utf8');
+  // DTSTAMP of the generated items: the feed's last settings change, not the build time, so a rebuild
+  // that finds the same items (an unrelated note changed) gives the same bytes and ETag, and clients keep their 304s.
+  const body = Buffer.from(feedDocument({ name: f.name, color: f.color, detail: f.detail, stampMs: f.updated_ms }, items, files), 'utf8');
   return { key, body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
 }
 
@@ -170,12 +172,13 @@ export async function serveFeed(services: Services, token: string, ifNoneMatch: 
     // Concurrent requests for a collection version share one build.
     let job = building.get(f.id);
     if (!job || job.key !== key) {
-      const done = build(scope, f, calendarId, calendars, key, Date.now());
+      const done = build(scope, f, calendarId, calendars, key);
       const mine = { key, done };
       job = mine;
       building.set(f.id, mine);
       done.then(
         (b) => {
+          if (building.get(f.id) !== mine) return; // a newer version is being built
           if (built.size >= MAX_KEPT && !built.has(f.id)) built.delete(built.keys().next().value!);
           built.set(f.id, b);
         },

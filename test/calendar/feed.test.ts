@@ -76,6 +76,11 @@ describe('journal feed', () => {
     const again = await fetchFeed(feed.url, { 'if-none-match': etag });
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
+    // A change elsewhere in the Home rebuilds the document to the same bytes: still 304
+    // (a second later, so a build-time DTSTAMP would differ).
+    await new Promise((r) => setTimeout(r, 1100));
+    await homeWrite('Notes/Unrelated.md', '# Unrelated\n');
+    expect((await fetchFeed(feed.url, { 'if-none-match': etag })).status).toBe(304);
     await log('18:00-19:00 Choir', '2026-03-03T08:00');
     const changed = await fetchFeed(feed.url, { 'if-none-match': etag });
     expect(changed.status).toBe(200);
