@@ -31,7 +31,7 @@ export interface DavResponse {
 }
 
 export const DAV_HEADER = '1, 3, calendar-access';
-export const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR';
+export const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT, MKCALENDAR, MKCOL';
 const XML_TYPE = 'application/xml; charset=utf-8';
 
 function errorResponse(e: DavError): DavResponse {
@@ -118,8 +118,9 @@ async function route(ctx: DavContext, target: DavTarget, req: DavRequest): Promi
       needWrite(ctx);
       return deleteObject(ctx, target, req);
     case 'MKCALENDAR':
+    case 'MKCOL':
       needWrite(ctx);
-      return makeCalendar(ctx, target, bodyXml(req.body));
+      return makeCalendar(ctx, target, bodyXml(req.body), req.method === 'MKCOL');
     case 'PROPPATCH':
       needWrite(ctx);
       return patchCalendar(ctx, target, bodyXml(req.body));

@@ -42,7 +42,8 @@ export function parseDavPath(path: string, basePath = ''): DavTarget | null {
   return { kind: 'object', user, calendar, name };
 }
 
-const enc = encodeURIComponent;
+/** Percent-encoding of one segment, but `@` stays as it is (legal in a path, and in most UIDs: `x@host`). */
+const enc = (s: string) => encodeURIComponent(s).replace(/%40/g, '@');
 
 export const hrefs = (basePath = '') => ({
   root: () => `${basePath}${DAV_ROOT}`,

@@ -1,6 +1,6 @@
 /**
  * The DAV tree on the HTTP surface. Fastify 5 routes only the methods it
- * knows, so PROPFIND, PROPPATCH, REPORT and MKCALENDAR are added with
+ * knows, so PROPFIND, PROPPATCH, REPORT, MKCALENDAR and MKCOL are added with
  * `addHttpMethod` (as methods with a body) rather than taking requests raw in
  * a hook: the routes then keep what every other route has — the per-address
  * connection limit, request timeouts, the failed-credential throttle
@@ -14,7 +14,7 @@ import type { Services } from '../core/services.js';
 import { handleDav } from './handlers.js';
 import { WELL_KNOWN } from './paths.js';
 
-const DAV_ONLY = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR'];
+const DAV_ONLY = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR', 'MKCOL'];
 const METHODS = ['OPTIONS', 'GET', 'PUT', 'DELETE', ...DAV_ONLY];
 
 export function registerCalDav(app: FastifyInstance, services: Services): void {

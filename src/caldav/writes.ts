@@ -141,7 +141,7 @@ interface MetaChange {
   color?: string | null;
 }
 
-type PropOp = { ns: string; name: string; value: string | null };
+type PropOp = { ns: string; name: string; value: string | null; node: XmlNode };
 
 /** The `set` and `remove` instructions of a PROPPATCH or MKCALENDAR body, in order. */
 function propOps(root: XmlNode | null, setOnly: boolean): PropOp[] {
@@ -149,13 +149,13 @@ function propOps(root: XmlNode | null, setOnly: boolean): PropOp[] {
   for (const op of root?.children ?? []) {
     const remove = op.ns === NS.dav && op.name === 'remove';
     if (!(op.ns === NS.dav && (op.name === 'set' || remove)) || (remove && setOnly)) continue;
-    for (const p of child(op, NS.dav, 'prop')?.children ?? []) ops.push({ ns: p.ns, name: p.name, value: remove ? null : p.text });
+    for (const p of child(op, NS.dav, 'prop')?.children ?? []) ops.push({ ns: p.ns, name: p.name, value: remove ? null : p.text, node: p });
   }
   return ops;
 }
 
 /** What the properties change in `calendar.json`; each property's status (200, 403 for ones Quire does not keep, 409 for bad values). */
-function metaChange(ops: PropOp[], mk: boolean, cal: XmlNode | null): { change: MetaChange; results: PropResult[] } {
+function metaChange(ops: PropOp[], mk: boolean): { change: MetaChange; results: PropResult[] } {
   const change: MetaChange = {};
   const results: PropResult[] = [];
   for (const op of ops) {
@@ -168,8 +168,11 @@ function metaChange(ops: PropOp[], mk: boolean, cal: XmlNode | null): { change: 
       if (op.value !== null && c === null) status = 409;
       else change.color = c;
     } else if (mk && op.ns === NS.caldav && op.name === 'supported-calendar-component-set') {
-      const comps = children(cal ? child(child(child(cal, NS.dav, 'set'), NS.dav, 'prop'), NS.caldav, 'supported-calendar-component-set') : undefined, NS.caldav, 'comp');
+      const comps = children(op.node, NS.caldav, 'comp');
       if (comps.length > 0 && !comps.some((c) => c.attrs.name?.toUpperCase() === 'VEVENT')) status = 403;
+    } else if (mk && op.ns === NS.dav && op.name === 'resourcetype') {
+      // Extended MKCOL (RFC 5689) says what to make: a calendar, nothing else.
+      if (!child(op.node, NS.caldav, 'calendar')) status = 403;
     } else if (mk && op.ns === NS.caldav && (op.name === 'calendar-description' || op.name === 'calendar-timezone')) {
       // Accepted and not kept: a new calendar's description or zone is not part of calendar.json.
     } else if (mk && op.ns === NS.apple && op.name === 'calendar-order') {
@@ -188,7 +191,8 @@ function failedDependency(results: PropResult[]): PropResult[] | null {
   return results.map((r) => (r.status === 200 ? { ...r, status: 424 } : r));
 }
 
-export async function makeCalendar(ctx: DavContext, t: DavTarget, body: XmlNode | null): Promise<Out> {
+/** MKCALENDAR, or an extended MKCOL (RFC 5689) that makes a calendar (vdirsyncer's way). */
+export async function makeCalendar(ctx: DavContext, t: DavTarget, body: XmlNode | null, extendedMkcol = false): Promise<Out> {
   if (t.kind !== 'calendar' || t.user.toLowerCase() !== ctx.caller.username.toLowerCase()) {
     throw precondition(403, NS.caldav, 'calendar-collection-location-ok', 'Calendars are made directly under your calendar home');
   }
@@ -198,8 +202,11 @@ export async function makeCalendar(ctx: DavContext, t: DavTarget, body: XmlNode 
     throw precondition(403, NS.caldav, 'calendar-collection-location-ok', (e as Error).message);
   }
   if (ctx.index.calendarById(t.calendar)) throw precondition(405, NS.dav, 'resource-must-be-null', `A calendar ${JSON.stringify(t.calendar)} exists already`);
-  if (body && !(body.ns === NS.caldav && body.name === 'mkcalendar')) throw new DavError(400, 'The body of a MKCALENDAR is a CALDAV:mkcalendar element');
-  const { change, results } = metaChange(propOps(body, true), true, body);
+  if (body && !(body.ns === NS.caldav && body.name === 'mkcalendar') && !(body.ns === NS.dav && body.name === 'mkcol')) {
+    throw new DavError(400, 'The body of a MKCALENDAR is a CALDAV:mkcalendar element (of an extended MKCOL, a DAV:mkcol element)');
+  }
+  if (!body && extendedMkcol) throw precondition(403, NS.dav, 'valid-resourcetype', 'Only calendars are made here: send an extended MKCOL whose resourcetype is a CALDAV:calendar, or MKCALENDAR');
+  const { change, results } = metaChange(propOps(body, true), true);
   const failed = failedDependency(results);
   if (failed) {
     const px = new Prefixes();
@@ -243,7 +250,7 @@ export async function patchCalendar(ctx: DavContext, t: DavTarget, body: XmlNode
     if (t.kind === 'home' || t.kind === 'principal' || t.kind === 'object') return answer(ops.map((o) => ({ ns: o.ns, name: o.name, status: 403 })));
     throw new DavError(404, 'No such resource');
   }
-  const { change, results } = metaChange(ops, false, null);
+  const { change, results } = metaChange(ops, false);
   const failed = failedDependency(results);
   if (failed) return answer(failed);
   if (change.name !== undefined) await renameCalendar(ctx, cal.id, change.name);

@@ -4,7 +4,7 @@
  * ETags, and follows changes with sync-collection tokens.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DAVClient } from 'tsdav';
+import { DAVClient, type DAVCalendar } from 'tsdav';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 
 let inst: TestInstance;
@@ -14,11 +14,18 @@ let password: string;
 const ics = (uid: string, lines: string[]) =>
   ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', ...lines, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
 
-async function client(user = 'ann', pass = password) {
-  const c = new DAVClient({ serverUrl: inst.url, credentials: { username: user, password: pass }, authMethod: 'Basic', defaultAccountType: 'caldav' });
+async function client() {
+  const c = new DAVClient({ serverUrl: inst.url, credentials: { username: 'ann', password }, authMethod: 'Basic', defaultAccountType: 'caldav' });
   await c.login();
   return c;
 }
+
+async function personal(c: DAVClient): Promise<DAVCalendar> {
+  const calendars = await c.fetchCalendars();
+  return calendars.find((x) => x.displayName === 'Personal')!;
+}
+
+const eventText = async (uid: string) => (await inst.api('GET', `/api/v1/calendar/events/${encodeURIComponent(uid)}`, { token })).body?.icalendar as string | undefined;
 
 beforeAll(async () => {
   inst = await startInstance();
@@ -37,12 +44,71 @@ beforeAll(async () => {
 
 afterAll(() => inst?.close());
 
-it('discovers the account and lists calendars and events', async () => {
+it('discovers the account from /.well-known/caldav and lists calendars and events', async () => {
   const c = await client();
-  const calendars = await c.fetchCalendars();
-  expect(calendars.map((x) => x.displayName)).toEqual(['Personal']);
-  const objects = await c.fetchCalendarObjects({ calendar: calendars[0]! });
-  expect(objects.map((o) => o.data).join('\n')).toContain('SUMMARY:Standup');
+  expect(c.account?.principalUrl).toBe(`${inst.url}/dav/principals/ann/`);
+  expect(c.account?.homeUrl).toBe(`${inst.url}/dav/calendars/ann/`);
+  const cal = await personal(c);
+  expect(cal.url).toBe(`${inst.url}/dav/calendars/ann/Personal/`);
+  expect(cal.components).toEqual(['VEVENT']);
+  expect(cal.ctag).toBeTruthy();
+  expect(cal.syncToken).toMatch(/^https:\/\/quire\.invalid\/ns\/sync\//);
+  const objects = await c.fetchCalendarObjects({ calendar: cal });
   expect(objects.length).toBe(2);
-  expect(objects.every((o) => o.etag)).toBe(true);
+  expect(objects.find((o) => o.url.endsWith('/standup@test.ics'))?.data).toContain('SUMMARY:Standup');
+  expect(objects.every((o) => o.etag?.startsWith('"'))).toBe(true);
+  // A time range: the recurring standup's 3rd occurrence falls in it, the trip does not.
+  const march4 = await c.fetchCalendarObjects({ calendar: cal, timeRange: { start: '2026-03-04T00:00:00Z', end: '2026-03-05T00:00:00Z' } });
+  expect(march4.map((o) => o.url.split('/').pop())).toEqual(['standup@test.ics']);
+});
+
+it('creates, updates and deletes events with ETags; a stale ETag is refused with 412', async () => {
+  const c = await client();
+  const cal = await personal(c);
+  // The resource name the client picks differs from the UID-derived file name: it round-trips.
+  const created = await c.createCalendarObject({ calendar: cal, filename: 'client-name.ics', iCalString: ics('lunch@test', ['DTSTART:20260320T120000Z', 'DTEND:20260320T130000Z', 'SUMMARY:Lunch']) });
+  expect(created.status).toBe(201);
+  expect(await eventText('lunch@test')).toContain('SUMMARY:Lunch');
+  let objects = await c.fetchCalendarObjects({ calendar: cal });
+  const lunch = objects.find((o) => o.data.includes('SUMMARY:Lunch'))!;
+  expect(lunch.url).toBe(`${cal.url}client-name.ics`);
+
+  const updated = await c.updateCalendarObject({ calendarObject: { ...lunch, data: lunch.data.replace('SUMMARY:Lunch', 'SUMMARY:Long lunch') } });
+  expect(updated.status).toBe(204);
+  expect(await eventText('lunch@test')).toContain('SUMMARY:Long lunch');
+  // The ETag the client still holds is the old one.
+  const stale = await c.updateCalendarObject({ calendarObject: { ...lunch, data: lunch.data.replace('SUMMARY:Lunch', 'SUMMARY:Stale') } });
+  expect(stale.status).toBe(412);
+  expect(await eventText('lunch@test')).toContain('SUMMARY:Long lunch');
+  const staleDelete = await c.deleteCalendarObject({ calendarObject: lunch });
+  expect(staleDelete.status).toBe(412);
+
+  objects = await c.fetchCalendarObjects({ calendar: cal });
+  const fresh = objects.find((o) => o.url === lunch.url)!;
+  expect(fresh.data).toContain('SUMMARY:Long lunch');
+  const deleted = await c.deleteCalendarObject({ calendarObject: fresh });
+  expect(deleted.status).toBe(204);
+  expect(await eventText('lunch@test')).toBeUndefined();
+});
+
+it('follows changes with sync-collection tokens', async () => {
+  const c = await client();
+  const cal = await personal(c);
+  const props = { 'd:getetag': {} };
+  const first = await c.syncCollection({ url: cal.url, props, syncLevel: 1, syncToken: cal.syncToken as string });
+  expect(first.filter((r) => r.href)).toEqual([]);
+
+  // A change made elsewhere (the JSON API), a new event and a delete.
+  const r = await inst.api('POST', '/api/v1/calendar/events', { token, body: { icalendar: ics('dentist@test', ['DTSTART:20260401T080000Z', 'SUMMARY:Dentist']) } });
+  expect(r.status, r.text).toBe(201);
+  expect((await inst.api('DELETE', '/api/v1/calendar/events/trip%40test', { token })).status).toBe(200);
+  const cal2 = await personal(c);
+  expect(cal2.ctag).not.toBe(cal.ctag);
+  const second = await c.syncCollection({ url: cal.url, props, syncLevel: 1, syncToken: cal.syncToken as string });
+  const byName = Object.fromEntries(second.filter((x) => x.href).map((x) => [x.href!.split('/').pop(), x.status]));
+  expect(byName).toEqual({ 'dentist@test.ics': 207, 'trip@test.ics': 404 });
+
+  // Nothing changed since the newest token: nothing to report.
+  const third = await c.syncCollection({ url: cal.url, props, syncLevel: 1, syncToken: cal2.syncToken as string });
+  expect(third.filter((x) => x.href)).toEqual([]);
 });
