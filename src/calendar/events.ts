@@ -39,6 +39,7 @@ export function calendarRecord(c: CalendarEntry, defaultId: string | null) {
     name: c.meta.name,
     color: c.meta.color,
     visible: c.meta.visible,
+    read_only: c.meta.readOnly,
     path: folderOf(c.id),
     events: c.events.size,
     default: c.id === defaultId,
@@ -79,33 +80,59 @@ export function eventRecord(e: Readable) {
 }
 export type EventRecord = ReturnType<typeof eventRecord>;
 
-/** SUMMARY and LOCATION of a component, read once (components are never edited once parsed). */
-const shownText = new WeakMap<ICAL.Component, { title: unknown; loc: unknown }>();
+/**
+ * What an occurrence record shows that depends only on its file and component
+ * (all but the times), with its JSON text: made once per parsed component,
+ * as a window of thousands of occurrences repeats the same few hundred.
+ */
+interface Shown {
+  head: { id: string; calendar_id: string; title: string };
+  tail: { timezone: string | null; location: string | null; tags: string[]; etag: string; path: string };
+  headJson: string;
+  tailJson: string;
+}
+const shownOf = new WeakMap<ICAL.Component, Shown>();
+
+function shown(e: Readable, c: ICAL.Component): Shown {
+  let s = shownOf.get(c);
+  if (!s) {
+    const series = e.ics.facts;
+    const title = c.getFirstPropertyValue('summary');
+    const loc = c.getFirstPropertyValue('location');
+    const head = { id: series.uid, calendar_id: e.calendarId, title: title === null ? series.title : String(title) };
+    const tail = { timezone: series.timezone, location: loc === null ? series.location : String(loc), tags: series.tags, etag: e.etag, path: e.path };
+    const hj = JSON.stringify(head);
+    const tj = JSON.stringify(tail);
+    s = { head, tail, headJson: hj.slice(1, -1), tailJson: tj.slice(1, -1) };
+    shownOf.set(c, s);
+  }
+  return s;
+}
+
+/** The times of an occurrence as the viewer in `zone` sees them. */
+function occurrenceTimes(e: Readable, o: Occurrence, zone: string) {
+  const series = e.ics.facts;
+  return {
+    start: o.allDay ? dateText(o.start) : rfc3339(instantOf(o.start, o.floating, zone), zone),
+    end: o.allDay ? dateText(o.end) : rfc3339(instantOf(o.end, o.floating, zone), zone),
+    all_day: o.allDay,
+    recurrence_id: o.recurrenceId === null ? null : series.allDay ? dateText(o.recurrenceId) : rfc3339(instantOf(o.recurrenceId, series.floating, zone), zone),
+  };
+}
 
 /** One occurrence in a window, its times as the viewer in `zone` sees them. */
 export function occurrenceRecord(e: Readable, o: Occurrence, zone: string) {
-  const c = o.component;
-  let t = shownText.get(c);
-  if (!t) shownText.set(c, (t = { title: c.getFirstPropertyValue('summary'), loc: c.getFirstPropertyValue('location') }));
-  const { title, loc } = t;
-  const start = instantOf(o.start, o.floating, zone);
-  const end = instantOf(o.end, o.floating, zone);
-  const series = e.ics.facts;
-  return {
-    kind: 'event' as const,
-    id: series.uid,
-    calendar_id: e.calendarId,
-    title: title === null ? series.title : String(title),
-    start: o.allDay ? dateText(o.start) : rfc3339(start, zone),
-    end: o.allDay ? dateText(o.end) : rfc3339(end, zone),
-    all_day: o.allDay,
-    recurrence_id: o.recurrenceId === null ? null : series.allDay ? dateText(o.recurrenceId) : rfc3339(instantOf(o.recurrenceId, series.floating, zone), zone),
-    timezone: series.timezone,
-    location: loc === null ? series.location : String(loc),
-    tags: series.tags,
-    etag: e.etag,
-    path: e.path,
-  };
+  const s = shown(e, o.component);
+  return { kind: 'event' as const, ...s.head, ...occurrenceTimes(e, o, zone), ...s.tail };
+}
+
+/** `JSON.stringify(occurrenceRecord(e, o, zone))`, from the cached parts. */
+export function occurrenceJson(e: Readable, o: Occurrence, zone: string): string {
+  const s = shown(e, o.component);
+  const t = occurrenceTimes(e, o, zone);
+  // The times are RFC 3339 or date text (nothing to escape).
+  const rid = t.recurrence_id === null ? 'null' : `"${t.recurrence_id}"`;
+  return `{"kind":"event",${s.headJson},"start":"${t.start}","end":"${t.end}","all_day":${t.all_day},"recurrence_id":${rid},${s.tailJson}}`;
 }
 export type OccurrenceRecord = ReturnType<typeof occurrenceRecord>;
 
@@ -178,6 +205,7 @@ export async function createEvent(scope: Scope, calendarIdIn: string | null | un
   } else {
     calendarId = (await findCalendar(scope, calendarIdIn, 'body.calendar_id')).id;
   }
+  await checkNotReadOnly(scope, calendarId, 'body.calendar_id');
   const { index } = await openCalendars(scope);
   const existing = index.eventByUid(uid);
   if (existing) {
@@ -189,6 +217,14 @@ export async function createEvent(scope: Scope, calendarIdIn: string | null | un
 }
 
 const isStale = (e: unknown) => e instanceof AppError && e.status === 412;
+
+/** Events of a read-only calendar (a subscription's mirror) change only when it is refreshed. */
+async function checkNotReadOnly(scope: Scope, calendarId: string, field: string): Promise<void> {
+  const { index } = await openCalendars(scope);
+  if (index.calendarById(calendarId)?.meta.readOnly) {
+    throw errors.forbidden(`Calendar ${JSON.stringify(calendarId)} is a read-only subscription; its events change only when it is refreshed`, { field, reason: 'read_only_calendar', calendar_id: calendarId });
+  }
+}
 
 /**
  * Replaces an event with new iCalendar text, merged into the stored file so
@@ -204,6 +240,7 @@ export async function updateEvent(scope: Scope, id: string, icalendar: string, f
   }
   const next = parseEvent(text, { field, strict: true });
   // An outside edit between the read and the write answers 412 from the vault: merge again into the new version.
+  await checkNotReadOnly(scope, (await findEvent(scope, id)).calendarId, 'path.id');
   for (let attempt = 1; ; attempt++) {
     const e = await findEvent(scope, id);
     const merged = mergeUpdate(e.text, e.ics, next);
@@ -219,6 +256,7 @@ export async function updateEvent(scope: Scope, id: string, icalendar: string, f
 
 export async function deleteEvent(scope: Scope, id: string) {
   const e = await findEvent(scope, id);
+  await checkNotReadOnly(scope, e.calendarId, 'path.id');
   checkWritable(scope, e.path);
   await scope.vault.home.delete(e.path, { ifMatch: e.etag });
   return { id, deleted: true, path: e.path };
@@ -229,6 +267,8 @@ export async function moveEvent(scope: Scope, id: string, calendarId: string) {
   const e = await findEvent(scope, id);
   const target = await findCalendar(scope, calendarId, 'body.calendar_id');
   if (target.id === e.calendarId) return eventRecord(e);
+  await checkNotReadOnly(scope, e.calendarId, 'path.id');
+  await checkNotReadOnly(scope, target.id, 'body.calendar_id');
   const to = `${folderOf(target.id)}/${e.path.slice(e.path.lastIndexOf('/') + 1)}`;
   checkWritable(scope, e.path);
   checkWritable(scope, to);

@@ -5,6 +5,7 @@
  */
 import { AppError } from '../core/errors.js';
 import type { Scope } from '../notes/access.js';
+import type { Vault } from '../vault/vault.js';
 import { readOrNull, writeFile } from './storage.js';
 
 export const PREFERENCES_PATH = '.quire/calendar.json';
@@ -61,9 +62,17 @@ async function load(scope: Scope): Promise<{ stored: Record<string, unknown>; et
   }
 }
 
+/** Read once per state of the vault: every calendar grid asks which calendar is the default. */
+const cache = new WeakMap<Vault, { generation: number; prefs: Preferences }>();
+
 /** Every key, null where unset. */
 export async function readPreferences(scope: Scope): Promise<Preferences> {
-  return fromStored((await load(scope)).stored);
+  const generation = scope.vault.generation;
+  const hit = cache.get(scope.vault);
+  if (hit?.generation === generation) return { ...hit.prefs };
+  const prefs = fromStored((await load(scope)).stored);
+  cache.set(scope.vault, { generation, prefs });
+  return { ...prefs };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Scope } from '../notes/access.js';
 import type { TaskRecord } from '../tasks/tasks.js';
 import type { CalendarEntry, CalendarIndex, EventEntry } from './calendar-index.js';
 import { dueTasks, logItems, type LogItem } from './day-items.js';
-import { calendarRecord, defaultCalendarId, eventRecord, occurrenceRecord, openCalendars } from './events.js';
+import { calendarRecord, defaultCalendarId, eventRecord, occurrenceJson, occurrenceRecord, openCalendars } from './events.js';
 import type { ParsedIcs } from './ics.js';
 import { instantOf, type Occurrence } from './recurrence.js';
 import { dateText, instantToWall, isIanaZone, rfc3339, wallToInstant } from './zones.js';
@@ -29,6 +29,21 @@ function checkCount(n: number): void {
   }
 }
 export const ITEMS_PAGE_MAX = 1000;
+
+/**
+ * A view's answer: its data, and the same as JSON text made from cached parts
+ * (a window repeats a few hundred events' static fields thousands of times).
+ * `json()` must equal `JSON.stringify(data())`.
+ */
+export interface Answer {
+  data: () => unknown;
+  json: () => string;
+}
+
+const plain = (d: unknown): Answer => ({ data: () => d, json: () => JSON.stringify(d) });
+/** `{...head, key: [items]}` as JSON, the items already JSON text. */
+const withList = (head: object, key: string, items: string[], after = ''): string =>
+  `${JSON.stringify(head).slice(0, -1)}${Object.keys(head).length ? ',' : ''}"${key}":[${items.join(',')}]${after}}`;
 
 export interface Window {
   from: number;
@@ -134,20 +149,24 @@ const byStart = (a: Found, b: Found) => a.start - b.start || (a.e.ics.facts.uid 
 
 // ---------------------------------------------------------------- calendar_events
 
-export async function listEvents(scope: Scope, q: { from?: string; to?: string; tz?: string }) {
+export async function listEvents(scope: Scope, q: { from?: string; to?: string; tz?: string }): Promise<Answer> {
   const { index, calendars } = await openCalendars(scope);
   if (q.from === undefined && q.to === undefined) {
     const tz = q.tz === undefined ? null : checkTz(q.tz);
     const events = calendars.flatMap((c) => [...c.events].map((p) => index.eventByPath(p)).filter((e): e is Readable => !!e?.ics && index.eventByUid(e.ics.facts.uid) === e));
     events.sort((a, b) => (a.ics.facts.uid < b.ics.facts.uid ? -1 : 1));
-    return { from: null, to: null, tz, events: events.map(eventRecord) };
+    return plain({ from: null, to: null, tz, events: events.map(eventRecord) });
   }
   const w = parseWindow(q, WINDOW_MAX_DAYS.events);
   const occ: Found[] = [];
   occurrencesIn(index, new Set(calendars.map((c) => c.id)), w, (e, o, start) => occ.push({ e, o, start }));
   checkCount(occ.length);
   occ.sort(byStart);
-  return { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz, events: occ.map(({ e, o }) => occurrenceRecord(e, o, w.tz)) };
+  const head = { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz };
+  return {
+    data: () => ({ ...head, events: occ.map(({ e, o }) => occurrenceRecord(e, o, w.tz)) }),
+    json: () => withList(head, 'events', occ.map(({ e, o }) => occurrenceJson(e, o, w.tz))),
+  };
 }
 
 // ---------------------------------------------------------------- items (events, logs, tasks)
@@ -170,6 +189,8 @@ interface Pending {
   log: LogItem | null;
   task: TaskRecord | null;
 }
+
+const jsonOf = (p: Pending, w: Window): string => (p.e ? occurrenceJson(p.e, p.o!, w.tz) : JSON.stringify(recordOf(p, w)));
 
 function recordOf(p: Pending, w: Window): Record<string, unknown> {
   if (p.e) return occurrenceRecord(p.e, p.o!, w.tz);
@@ -244,7 +265,7 @@ const keyOf = (p: Pending): unknown[] => [p.start, p.k, p.id, p.n];
 const comparePending = (a: Pending, b: Pending) =>
   a.start - b.start || a.k - b.k || (a.k === 0 ? a.rank - b.rank : a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.n - b.n;
 
-export async function listItems(scope: Scope, q: { from: string; to: string; tz: string; cursor?: string; limit?: number }) {
+export async function listItems(scope: Scope, q: { from: string; to: string; tz: string; cursor?: string; limit?: number }): Promise<Answer> {
   const w = parseWindow(q, WINDOW_MAX_DAYS.items);
   if (q.limit !== undefined && (q.limit < 1 || q.limit > ITEMS_PAGE_MAX)) {
     throw errors.badRequest(`query.limit must be between 1 and ${ITEMS_PAGE_MAX}`, { field: 'query.limit' });
@@ -265,35 +286,31 @@ export async function listItems(scope: Scope, q: { from: string; to: string; tz:
   }
   const page = pending.slice(i, i + limit);
   const more = i + limit < pending.length;
+  const head = { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz };
+  const next_cursor = more ? encodeCursor(keyOf(page[page.length - 1]!)) : null;
   return {
-    from: rfc3339(w.from, w.tz),
-    to: rfc3339(w.to, w.tz),
-    tz: w.tz,
-    items: page.map((p) => recordOf(p, w)),
-    next_cursor: more ? encodeCursor(keyOf(page[page.length - 1]!)) : null,
+    data: () => ({ ...head, items: page.map((p) => recordOf(p, w)), next_cursor }),
+    json: () => withList(head, 'items', page.map((p) => jsonOf(p, w)), `,"next_cursor":${JSON.stringify(next_cursor)}`),
   };
 }
 
 // ---------------------------------------------------------------- calendar_range
 
-export async function range(scope: Scope, q: { from: string; to: string; tz?: string }) {
+export async function range(scope: Scope, q: { from: string; to: string; tz?: string }): Promise<Answer> {
   const w = parseWindow(q, WINDOW_MAX_DAYS.range);
   const { pending, calendars } = await collect(scope, w);
   checkCount(pending.length);
   const def = await defaultCalendarId(scope);
+  const head = { from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz, dates: w.dates, calendars: calendars.map((c) => calendarRecord(c, def)) };
   return {
-    from: rfc3339(w.from, w.tz),
-    to: rfc3339(w.to, w.tz),
-    tz: w.tz,
-    dates: w.dates,
-    calendars: calendars.map((c) => calendarRecord(c, def)),
-    items: pending.map((p) => recordOf(p, w)),
+    data: () => ({ ...head, items: pending.map((p) => recordOf(p, w)) }),
+    json: () => withList(head, 'items', pending.map((p) => jsonOf(p, w))),
   };
 }
 
 // ---------------------------------------------------------------- calendar_year
 
-export async function year(scope: Scope, q: { year: number; tz?: string }) {
+export async function year(scope: Scope, q: { year: number; tz?: string }): Promise<Answer> {
   if (q.year < 1 || q.year > 9998) throw errors.badRequest('query.year must be between 1 and 9998', { field: 'query.year' });
   const tz = checkTz(q.tz);
   const y = String(q.year).padStart(4, '0');
@@ -309,12 +326,12 @@ export async function year(scope: Scope, q: { year: number; tz?: string }) {
     else d.tasks++;
   }
   const list = [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
-  return {
+  return plain({
     year: q.year,
     tz,
     totals: { events: list.reduce((n, d) => n + d.events, 0), logs: list.reduce((n, d) => n + d.logs, 0), tasks: list.reduce((n, d) => n + d.tasks, 0) },
     days: list,
-  };
+  });
 }
 
 // ---------------------------------------------------------------- calendar_tags

@@ -13,18 +13,19 @@ import type { Scope } from '../notes/access.js';
 import type { Vault } from '../vault/vault.js';
 import { calendarIndexOf } from './calendar-index.js';
 import { dailySettingsKey } from './day-items.js';
+import type { Answer } from './views.js';
 
 export const CACHE_BYTES = 16 * 1024 * 1024;
 
 interface Entry {
-  data: unknown;
+  data: () => unknown;
   json: Buffer;
 }
 
 const caches = new WeakMap<Vault, { stamp: string; entries: Map<string, Entry>; bytes: number }>();
 
 /** The answer of `compute` for `key`, from the cache when its inputs are unchanged; as a reply carrying its JSON bytes. */
-export async function cachedAnswer(scope: Scope, key: string, compute: () => Promise<unknown>): Promise<Reply> {
+export async function cachedAnswer(scope: Scope, key: string, compute: () => Promise<Answer>): Promise<Reply> {
   const index = await calendarIndexOf(scope.vault);
   const stamp = `${index.generation}:${scope.vault.generation}:${await dailySettingsKey(scope)}`;
   let c = caches.get(scope.vault);
@@ -36,8 +37,8 @@ export async function cachedAnswer(scope: Scope, key: string, compute: () => Pro
     c.entries.delete(full);
     c.entries.set(full, e);
   } else {
-    const data = await compute();
-    e = { data, json: Buffer.from(JSON.stringify(data), 'utf8') };
+    const answer = await compute();
+    e = { data: answer.data, json: Buffer.from(answer.json(), 'utf8') };
     // compute() may have read newer files than the stamp says: keep the answer only if nothing changed meanwhile.
     const now = caches.get(scope.vault);
     if (now === c && `${index.generation}:${scope.vault.generation}:${await dailySettingsKey(scope)}` === stamp) {
@@ -51,5 +52,5 @@ export async function cachedAnswer(scope: Scope, key: string, compute: () => Pro
     }
   }
   const { data, json } = e;
-  return lazyReply(() => structuredClone(data), { json: () => json });
+  return lazyReply(data, { json: () => json });
 }
