@@ -40,7 +40,7 @@ export function mobileconfig(opts: { base: string; username: string; password: s
       <key>CalDAVAccountDescription</key><string>${xml(opts.label)}</string>
       <key>CalDAVHostName</key><string>${xml(u.hostname)}</string>
       <key>CalDAVPort</key><integer>${port}</integer>
-      <key>CalDAVPrincipalURL</key><string>${xml(`${u.origin}/.well-known/caldav`)}</string>
+      <key>CalDAVPrincipalURL</key><string>${xml(`${opts.base}/dav/principals/${encodeURIComponent(opts.username)}/`)}</string>
       <key>CalDAVUseSSL</key><${ssl ? 'true' : 'false'}/>
       <key>CalDAVUsername</key><string>${xml(opts.username)}</string>
       <key>CalDAVPassword</key><string>${xml(opts.password)}</string>
