@@ -15,6 +15,11 @@ export interface ReplyOptions {
    * others use `body`.
    */
   json?: () => Buffer;
+  /**
+   * The body as a stream of bytes, for the HTTP surface only (a handler offers it when
+   * `ctx.surface` is `http`): a large file goes out without being read whole. `body` is then unused.
+   */
+  stream?: NodeJS.ReadableStream;
 }
 
 export class Reply {
@@ -59,6 +64,8 @@ export interface ActionOutcome {
   contentType?: string;
   /** See ReplyOptions.json. */
   json?: () => Buffer;
+  /** See ReplyOptions.stream. */
+  stream?: NodeJS.ReadableStream;
 }
 
 /**
@@ -73,15 +80,17 @@ class ReplyOutcome implements ActionOutcome {
   readonly etag?: string;
   readonly contentType?: string;
   readonly json?: () => Buffer;
+  readonly stream?: NodeJS.ReadableStream;
 
   constructor(private readonly reply: Reply) {
-    const { status, etag, headers, contentType, json } = reply.options;
-    // A reply with JSON bytes has a body, so its data need not be built to know that.
-    this.status = status ?? (json !== undefined || reply.body !== undefined ? 200 : 204);
+    const { status, etag, headers, contentType, json, stream } = reply.options;
+    // A reply with JSON bytes or a stream has a body, so its data need not be built to know that.
+    this.status = status ?? (json !== undefined || stream !== undefined || reply.body !== undefined ? 200 : 204);
     this.headers = headers ?? {};
     if (etag !== undefined) this.etag = etag;
     if (contentType !== undefined) this.contentType = contentType;
     if (json !== undefined) this.json = json;
+    if (stream !== undefined) this.stream = stream;
   }
 
   get body(): unknown {

@@ -91,7 +91,7 @@ export const actions = [
   specAction('public_download', {
     summary: 'Downloads the file of a Public link, or one file below its folder located by `item` or `path`.',
     input: { path: SlugPath, query: LocateQuery, headers: PasswordOnly },
-    handler: async (ctx, { path, query, headers }) => v.download(await open(ctx, path.slug, headers), query),
+    handler: async (ctx, { path, query, headers }) => v.download(await open(ctx, path.slug, headers), query, ctx.surface === 'http'),
   }),
   specAction('public_linked_notes', {
     summary: 'Lists the linked Notes of a Public link.',
@@ -109,7 +109,7 @@ export const actions = [
         range: Type.Optional(Nullable(Type.String({ description: 'Byte range, for continuation' }))),
       }),
     },
-    handler: async (ctx, { path, query, headers }) => v.preview(await open(ctx, path.slug, headers), query, headers),
+    handler: async (ctx, { path, query, headers }) => v.preview(await open(ctx, path.slug, headers), query, headers, ctx.surface === 'http'),
   }),
   specAction('public_thumb', {
     summary: 'Returns a thumbnail of size `s` for a file of a Public link, located by `item` or `path`.',

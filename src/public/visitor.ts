@@ -14,7 +14,7 @@ import { parseCanvasNote } from '../canvas/excalidraw-file.js';
 import { visible } from '../notes/access.js';
 import { etagOf, normalizeEtag, parseEtagList } from '../vault/etag.js';
 import { isIgnoredPath, isTempName } from '../vault/ignore.js';
-import { contentEtag, itemIdOf, locate, locateRel, plainEntry, readLocated, requirePermission, WHOLE_MAX, type Located, type OpenLink } from './access.js';
+import { contentEtag, itemIdOf, locate, locateRel, plainEntry, readLocated, requirePermission, streamLocated, WHOLE_MAX, type Located, type OpenLink } from './access.js';
 import { mimeOf, previewKind } from './media.js';
 import { noteDocument, noteHtml, type LinkResolver } from './render.js';
 import { ThumbCache, thumbSize } from './thumbs.js';
@@ -162,9 +162,20 @@ async function fileFor(open: OpenLink, q: { item?: string; path?: string }): Pro
 
 const quoteName = (name: string) => `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 
-export async function download(open: OpenLink, q: { item?: string; path?: string }) {
+/** `streamed` (the HTTP surface) sends a file of any size as a stream; the other surfaces get it whole, up to WHOLE_MAX. */
+export async function download(open: OpenLink, q: { item?: string; path?: string }, streamed = false) {
   requirePermission(open, 'download');
   const { file } = await fileFor(open, q);
+  if (streamed) {
+    const etag = await contentEtag(file);
+    const { stream, size } = await streamLocated(file);
+    return reply(undefined, {
+      etag,
+      stream,
+      contentType: mimeOf(file.path) ?? 'application/octet-stream',
+      headers: { ...FILE_HEADERS, 'content-length': String(size), 'content-disposition': quoteName(baseName(file.path)) },
+    });
+  }
   const bytes = await readLocated(file);
   return reply(bytes, {
     etag: etagOf(bytes),
@@ -217,7 +228,12 @@ const matches = (inm: string | null | undefined, etag: string) => !!inm && parse
  * its first 8 KiB tell its kind, its ETag is hashed once per version, and a range reads just
  * that range (at most WHOLE_MAX bytes of it), so files of any size are previewed in ranges.
  */
-export async function preview(open: OpenLink, q: { item?: string; path?: string }, h: { 'if-none-match'?: string | null; range?: string | null }) {
+export async function preview(
+  open: OpenLink,
+  q: { item?: string; path?: string },
+  h: { 'if-none-match'?: string | null; range?: string | null },
+  streamed = false,
+) {
   requirePermission(open, 'view');
   if (open.link.target.kind === 'canvas') throw errors.badRequest('A canvas link is viewed with public_canvas_view', { reason: 'canvas_link' });
   const { file, note } = await fileFor(open, q);
@@ -246,6 +262,10 @@ export async function preview(open: OpenLink, q: { item?: string; path?: string 
   if (matches(h['if-none-match'], etag)) return reply(undefined, { status: 304, etag, headers });
   const range = parseRange(h.range, file.size);
   if (range === 'unsatisfiable') throw unsatisfiable(file.size);
+  if (range === null && streamed) {
+    const { stream, size } = await streamLocated(file);
+    return reply(undefined, { etag, contentType, stream, headers: { ...headers, 'content-length': String(size) } });
+  }
   if (range === null) return reply(await readLocated(file), { etag, contentType, headers });
   const end = Math.min(range.end, range.start + WHOLE_MAX - 1);
   const bytes = await readLocated(file, { start: range.start, end });

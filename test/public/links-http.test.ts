@@ -251,14 +251,18 @@ describe('what a visitor gets', () => {
     expect(other.status).toBe(200);
   });
 
-  it('a file over 32 MiB is previewed in ranges (206, same ETag as a whole read would give), and refused whole (413)', async () => {
+  it('a file over 32 MiB is streamed whole over HTTP (download and preview) and previewed in ranges (206, same ETag)', async () => {
     const big = Buffer.alloc(33 * 1024 * 1024, 'a');
     big.write('THE END', big.length - 7);
     fs.writeFileSync(path.join(rig.home, 'Share/big.txt'), big);
     const whole = await visit(rig.inst, pub(folder.slug, '/preview?path=big.txt'));
-    expect(whole.status).toBe(413);
-    expect(whole.body.error.details).toMatchObject({ reason: 'too_large', size: String(big.length) });
-    expect((await visit(rig.inst, pub(folder.slug, '/download?path=big.txt'))).status).toBe(413);
+    expect(whole.status).toBe(200);
+    expect(whole.bytes.equals(big)).toBe(true);
+    const down = await visit(rig.inst, pub(folder.slug, '/download?path=big.txt'));
+    expect(down.status).toBe(200);
+    expect(down.headers.get('content-length')).toBe(String(big.length));
+    expect(down.headers.get('etag')).toBe(`"${createHash('sha256').update(big).digest('base64url')}"`);
+    expect(down.bytes.equals(big)).toBe(true);
     const tail = await visit(rig.inst, pub(folder.slug, '/preview?path=big.txt'), { headers: { range: 'bytes=-7' } });
     expect(tail.status).toBe(206);
     expect(tail.text).toBe('THE END');

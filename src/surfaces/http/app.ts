@@ -81,6 +81,7 @@ function sendOutcome(res: FastifyReply, out: ActionOutcome): FastifyReply {
   res.headers(out.headers);
   if (out.etag !== undefined) res.header('etag', `"${out.etag}"`);
   if (out.json !== undefined && out.status !== 204) return res.type('application/json; charset=utf-8').send(out.json());
+  if (out.stream !== undefined && out.status !== 204) return res.type(out.contentType ?? 'application/octet-stream').send(out.stream);
   if (out.status === 204 || out.body === undefined) return res.send();
   if (Buffer.isBuffer(out.body) || typeof out.body === 'string') {
     return res.type(out.contentType ?? 'application/octet-stream').send(out.body);
