@@ -142,7 +142,8 @@ export class UserDavState {
     for (const cal of index.calendars()) {
       live.add(cal.id);
       let log = d.calendars[cal.id];
-      if (!log) log = d.calendars[cal.id] = { floor: d.seq, last: ++d.seq, metaEtag: cal.metaEtag, items: {}, gone: {} };
+      // A calendar new to the log answers no earlier token, even one its namesake (removed since) gave.
+      if (!log) log = d.calendars[cal.id] = { floor: ++d.seq, last: d.seq, metaEtag: cal.metaEtag, items: {}, gone: {} };
       if (log.metaEtag !== cal.metaEtag) {
         log.metaEtag = cal.metaEtag;
         log.last = ++d.seq;

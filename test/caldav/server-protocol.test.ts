@@ -221,15 +221,23 @@ describe('events', () => {
     expect(unsupported.text).toContain('<c:supported-filter/>');
   });
 
-  it('a sync token this server never gave is refused with DAV:valid-sync-token', async () => {
+  it('sync-collection: a token this server never gave is refused (valid-sync-token); a limit cuts the answer (507)', async () => {
     const body = (t: string) => `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${t}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
     const r = await dav('REPORT', '/dav/calendars/ann/Personal/', { body: body('https://quire.invalid/ns/sync/other/3') });
     expect(r.status).toBe(403);
     expect(r.text).toContain('<d:valid-sync-token/>');
     // With a limit, the answer is cut with 507 for the collection and a token that resumes after it.
-    const first = await dav('REPORT', '/dav/calendars/ann/Personal/', { body: body('').replace('<d:prop>', '<d:limit><d:nresults>1</d:nresults></d:limit><d:prop>') });
+    for (const uid of ['s1', 's2']) expect((await dav('PUT', `/dav/calendars/ann/Personal/${uid}.ics`, { body: ics(uid, ['DTSTART:20260501T090000Z']) })).status).toBe(201);
+    const limited = (t: string) => dav('REPORT', '/dav/calendars/ann/Personal/', { body: body(t).replace('<d:prop>', '<d:limit><d:nresults>2</d:nresults></d:limit><d:prop>') });
+    const hrefsOf = (text: string) => [...text.matchAll(/<d:href>([^<]+)<\/d:href>/g)].map((m) => m[1]!.split('/').filter(Boolean).pop());
+    const tokenOf = (text: string) => /<d:sync-token>([^<]+)<\/d:sync-token>/.exec(text)![1]!;
+    const first = await limited('');
     expect(first.status).toBe(207);
-    expect(first.text).toContain('HTTP/1.1 200 OK');
+    expect(hrefsOf(first.text)).toEqual(['standup@test.ics', 's1.ics', 'Personal']);
+    expect(first.text).toContain('<d:status>HTTP/1.1 507 Insufficient Storage</d:status>');
+    const rest = await limited(tokenOf(first.text));
+    expect(hrefsOf(rest.text)).toEqual(['s2.ics']);
+    expect(rest.text).not.toContain('507');
   });
 });
 
