@@ -21,6 +21,7 @@
  *   npm run bench -- --skip-calendar      no calendar section; --calendar-only: only it (docs/calendar.md)
  *   npm run bench -- --skip-public        no public-link thumbnails section (bench/public-thumbs.ts)
  *   npm run bench -- --startup-runs 10    runs of each start-up figure (default 10; 0 skips them)
+ *   npm run bench -- --skip-collab        no collaboration section (bench/collab.ts)
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
  *   npm run bench -- --server-cpu-prof DIR  CPU profile of the server process (edits + load) into DIR
@@ -39,6 +40,7 @@ import { runCalendarBench } from './calendar.js';
 import { runPublicThumbBench } from './public-thumbs.js';
 import { runCalendarFeedBench } from './calendar-feed.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
+import { runCollabBench } from './collab.js';
 
 const args = parseArgs(process.argv.slice(2));
 const sizes: number[] = args.sizes
@@ -477,6 +479,8 @@ try {
   if (!args['skip-calendar']) results.calendar = await runCalendarBench({ durationS, warmupS: Math.min(warmupS, 5), log });
   // Thumbnails of 200 photos through a public link (bench/public-thumbs.ts): cold, then cached.
   if (!args['skip-public']) results.publicThumbs = await runPublicThumbBench({ log });
+  // The collaboration section (bench/collab.ts): its own server, 50 typists, 200 open documents.
+  if (!args['skip-collab'] && !args['calendar-only']) results.collab = await runCollabBench({ log });
   // The published feed of a whole 10,000-event calendar (bench/calendar-feed.ts): cold and cached.
   if (!args['skip-calendar']) results.calendarFeed = await runCalendarFeedBench({ log });
 } finally {
