@@ -41,6 +41,7 @@ import { runPublicThumbBench } from './public-thumbs.js';
 import { runCalendarFeedBench } from './calendar-feed.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 import { runCollabBench } from './collab.js';
+import { runCaldavBench } from './caldav.js';
 
 const args = parseArgs(process.argv.slice(2));
 const sizes: number[] = args.sizes
@@ -483,6 +484,8 @@ try {
   if (!args['skip-collab'] && !args['calendar-only']) results.collab = await runCollabBench({ log });
   // The published feed of a whole 10,000-event calendar (bench/calendar-feed.ts): cold and cached.
   if (!args['skip-calendar']) results.calendarFeed = await runCalendarFeedBench({ log });
+  // Quire's CalDAV server: a calendar-multiget of 500 events (bench/caldav.ts).
+  if (!args['skip-calendar']) results.caldav = await runCaldavBench({ log });
 } finally {
   results.meta.totalS = Math.round((performance.now() - started) / 1000);
   report();
