@@ -81,7 +81,8 @@ function wellKnown(services: Services): DavResponse {
 
 export async function handleDav(services: Services, req: DavRequest): Promise<DavResponse> {
   try {
-    if (req.path === WELL_KNOWN || req.path === `${WELL_KNOWN}/`) return wellKnown(services);
+    // A client given only the server's address looks at its root first.
+    if (req.path === WELL_KNOWN || req.path === `${WELL_KNOWN}/` || req.path === '/') return wellKnown(services);
     const target = parseDavPath(req.path);
     if (!target) throw notFound();
     if (req.method === 'OPTIONS') return { status: 200, headers: { dav: DAV_HEADER, allow: ALLOW, 'content-length': '0' }, body: '' };
@@ -142,7 +143,8 @@ function ok(px: Prefixes, responses: string[], extra = ''): DavResponse {
 }
 
 async function propfind(ctx: DavContext, target: DavTarget, req: DavRequest): Promise<DavResponse> {
-  const depth = depthOf(req.headers, 'infinity');
+  // RFC 4918 reads a missing Depth as infinity; clients that leave it out mean their members (as SabreDAV reads it).
+  const depth = depthOf(req.headers, '1');
   if (depth === 'infinity') throw precondition(403, NS.dav, 'propfind-finite-depth', 'PROPFIND with Depth: infinity is not supported; use 0 or 1');
   const root = bodyXml(req.body);
   if (root && !(root.ns === NS.dav && root.name === 'propfind')) throw new DavError(400, 'The body of a PROPFIND is a DAV:propfind element');

@@ -33,5 +33,7 @@ export function registerCalDav(app: FastifyInstance, services: Services): void {
       return res.send(out.body ?? '');
     };
     for (const url of ['/dav', '/dav/*', WELL_KNOWN, `${WELL_KNOWN}/`]) dav.route({ method: METHODS, url, handler });
+    // The root's GET is the web app's; a PROPFIND there is a calendar app looking for the DAV tree.
+    dav.route({ method: 'PROPFIND', url: '/', handler });
   });
 }
