@@ -1,0 +1,119 @@
+/**
+ * File drop throughput (issue 23): a 1 GiB file uploaded through tus (tus-js-client, 64 MiB
+ * chunks read from disk) to a file drop link on loopback, against `cp` of the same file on the
+ * same disk, and the server's RSS growth during the upload (sampled every 20 ms in the server's
+ * process). Goals: at least 50% of cp's throughput, at most 50 MB of RSS growth.
+ *   tsx bench/public-upload.ts [--mb 1024]      (also a section of npm run bench)
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Upload } from 'tus-js-client';
+import { benchScript, mb, parseArgs, round } from './lib.js';
+
+interface Server {
+  url: string;
+  slug: string;
+  ask(cmd: 'reset' | 'rss'): Promise<{ rss: number; peak: number }>;
+  close(): Promise<void>;
+}
+
+async function startServer(dataDir: string): Promise<Server> {
+  const child = spawn(process.execPath, [...benchScript('public-upload-server.ts'), '--data', dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting: Array<(v: any) => void> = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (l) => {
+    if (l.startsWith('@@RESULT ')) waiting.shift()?.(JSON.parse(l.slice('@@RESULT '.length)));
+  });
+  const first = await new Promise<{ url: string; slug: string }>((r) => waiting.push(r));
+  return {
+    ...first,
+    ask: (cmd) =>
+      new Promise((r) => {
+        waiting.push(r);
+        child.stdin!.write(`${cmd}\n`);
+      }),
+    close: () =>
+      new Promise((r) => {
+        child.once('exit', () => r());
+        child.stdin!.write('close\n');
+      }),
+  };
+}
+
+function makeFile(file: string, bytes: number): void {
+  const fd = fs.openSync(file, 'w');
+  const block = randomBytes(16 * 1024 * 1024);
+  for (let done = 0; done < bytes; done += block.length) fs.writeSync(fd, block, 0, Math.min(block.length, bytes - done));
+  fs.closeSync(fd);
+}
+
+function upload(server: Server, file: string, size: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const u = new Upload(fs.createReadStream(file), {
+      endpoint: `${server.url}/api/v1/public/${server.slug}/uploads`,
+      uploadSize: size,
+      chunkSize: 64 * 1024 * 1024,
+      metadata: { filename: 'big.bin' },
+      retryDelays: null,
+      onError: reject,
+      onSuccess: () => resolve(),
+    });
+    u.start();
+  });
+}
+
+export async function runPublicUploadBench(opts: { mb?: number; log?: (s: string) => void } = {}) {
+  const log = opts.log ?? ((s: string) => console.log(s));
+  const size = (opts.mb ?? 1024) * 1024 * 1024;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-upload-'));
+  try {
+    const src = path.join(root, 'source.bin');
+    makeFile(src, size);
+    // Both runs write to the page cache of the same disk; neither waits for fsync.
+    spawnSync('sync');
+    let t = performance.now();
+    const cp = spawnSync('cp', [src, path.join(root, 'copy.bin')]);
+    const cpS = (performance.now() - t) / 1000;
+    if (cp.status !== 0) throw new Error(`cp failed: ${cp.stderr}`);
+    fs.rmSync(path.join(root, 'copy.bin'));
+    spawnSync('sync');
+
+    const server = await startServer(path.join(root, 'data'));
+    try {
+      const before = await server.ask('reset');
+      t = performance.now();
+      await upload(server, src, size);
+      const tusS = (performance.now() - t) / 1000;
+      const after = await server.ask('rss');
+      const placed = path.join(root, 'data', 'homes', 'drop', 'Inbox', 'big.bin');
+      if (fs.statSync(placed).size !== size) throw new Error('the uploaded file has the wrong size');
+      const out = {
+        sizeMB: mb(size),
+        cpS: round(cpS),
+        cpMBps: round(mb(size) / cpS, 0),
+        tusS: round(tusS),
+        tusMBps: round(mb(size) / tusS, 0),
+        ratio: round(cpS / tusS),
+        rssBeforeMB: mb(before.rss),
+        rssPeakMB: mb(after.peak),
+        rssGrowthMB: mb(after.peak - before.rss),
+      };
+      const goals = { throughput: out.ratio >= 0.5, rss: out.rssGrowthMB <= 50 };
+      log(`file drop: ${out.sizeMB} MB via tus ${out.tusS} s (${out.tusMBps} MB/s) vs cp ${out.cpS} s (${out.cpMBps} MB/s): ${Math.round(out.ratio * 100)}% of cp (goal >= 50%: ${goals.throughput ? 'met' : 'MISSED'}); server RSS ${out.rssBeforeMB} -> peak ${out.rssPeakMB} MB, +${out.rssGrowthMB} MB (goal <= 50: ${goals.rss ? 'met' : 'MISSED'})`);
+      return { ...out, goals };
+    } finally {
+      await server.close();
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const args = parseArgs(process.argv.slice(2));
+  console.log(JSON.stringify(await runPublicUploadBench({ mb: args.mb ? Number(args.mb) : undefined }), null, 2));
+}
