@@ -1,270 +1,91 @@
 /**
- * CalDAV accounts, subscriptions and refresh (spec document 3): the calendars mirrored from elsewhere.
+ * CalDAV accounts, subscriptions and refresh (spec document 3): the calendars mirrored from
+ * elsewhere. Handlers call account.ts and subscription.ts (docs/calendar-sync.md).
  */
-import { Type, type TSchema } from '@sinclair/typebox';
-import { defineAction } from '../actions/types.js';
+import { Type } from '@sinclair/typebox';
+import { callerOf, type ActionContext } from '../actions/context.js';
+import { reply } from '../actions/reply.js';
+import { Nullable, Obj, PathString, specAction } from '../actions/spec.js';
+import { openScope } from '../notes/access.js';
+import * as acc from './account.js';
+import * as sub from './subscription.js';
 
-const AREA = 'Calendar';
+const AccountId = Obj({ id: PathString('ID of the CalDAV account') });
+const CalendarId = Obj({ id: PathString('ID of the Calendar') });
+const SubscriptionId = Obj({ id: PathString('ID of the subscription') });
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Id = (description: string) =>
-  Type.Object({ id: Type.String({ minLength: 1, description }) }, { additionalProperties: false });
-
-const AccountId = Id('ID of the CalDAV account');
-const CalendarId = Id('ID of the Calendar');
-const EventId = Id('Identity of the Event');
-const FeedId = Id('ID of the feed');
-const SubscriptionId = Id('ID of the subscription');
-
-const Instant = (description: string) => Type.String({ format: 'date-time', description });
-const LocalTime = (description: string) =>
-  Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: `${description} (local 24-hour HH:MM)` });
-
-/** The body of `calendar_create_feed`, which `calendar_update_feed` takes as well. */
-const FeedBody = Type.Object(
-  {
-    color: Type.Optional(Nullable(Type.String())),
-    detail: Type.Union([Type.Literal('full'), Type.Literal('busy_only')], {
-      description: 'Busy-only feeds reveal only availability',
-    }),
-    include_notes: Type.Optional(Type.Boolean()),
-    include_tasks: Type.Optional(Type.Boolean()),
-    name: Type.String(),
-    source: Type.Union([Type.Literal('journal'), Type.Literal('area'), Type.Literal('calendar')], {
-      description: 'Selects one owner-scoped collection',
-    }),
-    source_id: Type.Optional(Nullable(Type.String({ description: 'ID of the source collection' }))),
-  },
-  { additionalProperties: false },
-);
-
-const DateFormat = Type.Union([
-  Type.Literal('system'),
-  Type.Literal('dmy_slash_padded_short'),
-  Type.Literal('mdy_slash_short'),
-  Type.Literal('dmy_slash_short'),
-  Type.Literal('mdy_slash_long'),
-  Type.Literal('dmy_slash_padded_long'),
-  Type.Literal('dmy_dot'),
-  Type.Literal('dmy_dash'),
-  Type.Literal('ymd_slash'),
-  Type.Literal('ymd_dot'),
-  Type.Literal('iso'),
-  Type.Null(),
-]);
-const FirstDayOfWeek = Type.Union([
-  Type.Literal('system'),
-  Type.Literal('sunday'),
-  Type.Literal('monday'),
-  Type.Literal('saturday'),
-  Type.Null(),
-]);
-const TimeFormat = Type.Union([
-  Type.Literal('system'),
-  Type.Literal('24_hour'),
-  Type.Literal('12_hour'),
-  Type.Null(),
-]);
-const TimeStepMinutes = Type.Union(
-  [Type.Literal(5), Type.Literal(10), Type.Literal(15), Type.Literal(30), Type.Null()],
-  { description: 'Grid interval in minutes' },
-);
+const deps = (ctx: ActionContext): sub.SubscriptionDeps => ({ store: ctx.services.store, config: ctx.services.config, userId: callerOf(ctx).userId });
 
 export const actions = [
-  defineAction({
-    name: 'calendar_accounts',
-    method: 'GET',
-    route: '/api/v1/calendar/accounts',
-    tool: 'svc_api_calendar_accounts',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: "Lists the caller's CalDAV accounts.",
-    input: {},
+  specAction('calendar_accounts', {
+    summary: "Lists the caller's CalDAV accounts (never their app passwords).",
+    handler: (ctx) => acc.listAccountViews(ctx),
   }),
-  defineAction({
-    name: 'calendar_create_account',
-    method: 'POST',
-    route: '/api/v1/calendar/accounts',
-    tool: 'svc_api_calendar_create_account',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Connects a CalDAV account with its endpoint, username and app password.',
+  specAction('calendar_create_account', {
+    summary: 'Connects a CalDAV account with its endpoint, username and app password: discovers its calendars, mirrors each into a Home calendar folder and starts the first sync as a job.',
     input: {
-      body: Type.Object(
-        {
-          app_password: Type.String(),
-          endpoint: Type.String({ description: 'CalDAV endpoint address' }),
-          username: Type.String(),
-        },
-        { additionalProperties: false },
-      ),
+      body: Obj({
+        app_password: Type.String({ description: 'App password for the CalDAV server' }),
+        endpoint: Type.String({ description: 'CalDAV endpoint address (the server, or its principal or calendar home)' }),
+        username: Type.String(),
+      }),
     },
+    handler: (ctx, { body }) => acc.createAccountAction(ctx, body),
   }),
-  defineAction({
-    name: 'calendar_create_subscription',
-    method: 'POST',
-    route: '/api/v1/calendar/subscriptions',
-    tool: 'svc_api_calendar_create_subscription',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Subscribes to an external calendar by URL.',
+  specAction('calendar_create_subscription', {
+    summary: 'Subscribes to an external calendar by its ICS address; its events are mirrored read-only into a new Home calendar folder.',
     input: {
-      body: Type.Object(
-        {
-          color: Type.Optional(Nullable(Type.String())),
-          name: Type.String(),
-          url: Type.String({ description: 'Address of the calendar to subscribe to' }),
-        },
-        { additionalProperties: false },
-      ),
+      body: Obj({
+        color: Type.Optional(Nullable(Type.String({ description: 'Hex colour such as #3b82f6' }))),
+        name: Type.String(),
+        url: Type.String({ description: 'Address of the calendar to subscribe to (http or https)' }),
+      }),
     },
+    handler: async (ctx, { body }) => reply(await sub.createSubscription(deps(ctx), await openScope(ctx), body), { status: 201 }),
   }),
-  defineAction({
-    name: 'calendar_list_subscriptions',
-    method: 'GET',
-    route: '/api/v1/calendar/subscriptions',
-    tool: 'svc_api_calendar_list_subscriptions',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'read',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_list_subscriptions', {
     summary: "Lists the caller's calendar subscriptions.",
-    input: {},
+    handler: (ctx) => sub.listSubscriptionViews(deps(ctx)),
   }),
-  defineAction({
-    name: 'calendar_refresh_calendar',
-    method: 'POST',
-    route: '/api/v1/calendar/calendars/{id}/refresh',
-    tool: 'svc_api_calendar_refresh_calendar',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Refreshes one Calendar from its server.',
+  specAction('calendar_refresh_calendar', {
+    summary: 'Refreshes one mirrored Calendar from its CalDAV account or subscription, as a job.',
     input: { path: CalendarId },
+    handler: (ctx, { path }) => acc.refreshCalendarAction(ctx, path.id),
   }),
-  defineAction({
-    name: 'calendar_refresh_now',
-    method: 'POST',
-    route: '/api/v1/calendar/refresh',
-    tool: 'svc_api_calendar_refresh_now',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: "Refreshes all of the caller's Calendars now.",
-    input: {},
+  specAction('calendar_refresh_now', {
+    summary: "Refreshes all of the caller's CalDAV accounts and subscriptions now, as a job.",
+    handler: (ctx) => acc.refreshNowAction(ctx),
   }),
-  defineAction({
-    name: 'calendar_refresh_subscription',
-    method: 'POST',
-    route: '/api/v1/calendar/subscriptions/{id}/refresh',
-    tool: 'svc_api_calendar_refresh_subscription',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Refreshes one calendar subscription from its URL.',
+  specAction('calendar_refresh_subscription', {
+    summary: 'Refreshes one calendar subscription from its address now (a conditional GET).',
     input: { path: SubscriptionId },
+    handler: async (ctx, { path }) => sub.refreshSubscription(deps(ctx), await openScope(ctx), path.id),
   }),
-  defineAction({
-    name: 'calendar_remove_account',
-    method: 'DELETE',
-    route: '/api/v1/calendar/accounts/{id}',
-    tool: 'svc_api_calendar_remove_account',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Disconnects a CalDAV account.',
+  specAction('calendar_remove_account', {
+    summary: 'Disconnects a CalDAV account and removes its mirrored calendar folders.',
     input: { path: AccountId },
+    handler: async (ctx, { path }) => acc.removeAccount(ctx.services.config, ctx.services.store, await openScope(ctx), callerOf(ctx).userId, path.id),
   }),
-  defineAction({
-    name: 'calendar_remove_subscription',
-    method: 'DELETE',
-    route: '/api/v1/calendar/subscriptions/{id}',
-    tool: 'svc_api_calendar_remove_subscription',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'none',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Removes a calendar subscription.',
+  specAction('calendar_remove_subscription', {
+    summary: 'Removes a calendar subscription and its mirrored calendar folder.',
     input: { path: SubscriptionId },
+    handler: async (ctx, { path }) => sub.removeSubscription(deps(ctx), await openScope(ctx), path.id),
   }),
-  defineAction({
-    name: 'calendar_update_account',
-    method: 'PATCH',
-    route: '/api/v1/calendar/accounts/{id}',
-    tool: 'svc_api_calendar_update_account',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
-    summary: 'Enables or disables a CalDAV account.',
-    input: {
-      path: AccountId,
-      body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
-    },
+  specAction('calendar_update_account', {
+    summary: 'Enables or disables a CalDAV account; a disabled account is not synced and its calendars are hidden.',
+    input: { path: AccountId, body: Obj({ enabled: Type.Boolean() }) },
+    handler: (ctx, { path, body }) => acc.setAccountEnabled(ctx, path.id, body.enabled),
   }),
-  defineAction({
-    name: 'calendar_update_subscription',
-    method: 'PUT',
-    route: '/api/v1/calendar/subscriptions/{id}',
-    tool: 'svc_api_calendar_update_subscription',
-    surfaces: ['cli', 'mcp', 'webmcp'],
-    scopes: ['data'],
-    effect: 'destructive',
-    requestEncoding: 'json',
-    responseEncoding: 'json',
-    recentConfirmation: false,
-    area: AREA,
+  specAction('calendar_update_subscription', {
     summary: 'Changes the color, name or visibility of a calendar subscription.',
     input: {
       path: SubscriptionId,
-      body: Type.Object(
-        {
-          color: Type.Optional(Nullable(Type.String())),
-          name: Type.Optional(Nullable(Type.String())),
-          visible: Type.Optional(Nullable(Type.Boolean())),
-        },
-        { additionalProperties: false },
-      ),
+      body: Obj({
+        color: Type.Optional(Nullable(Type.String({ description: 'Hex colour such as #3b82f6' }))),
+        name: Type.Optional(Nullable(Type.String())),
+        visible: Type.Optional(Nullable(Type.Boolean())),
+      }),
     },
+    handler: async (ctx, { path, body }) => sub.updateSubscription(deps(ctx), await openScope(ctx), path.id, body),
   }),
 ];

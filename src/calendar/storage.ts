@@ -19,6 +19,8 @@ export interface CalendarMeta {
   /** `#rrggbb`, or null for the client's default. */
   color: string | null;
   visible: boolean;
+  /** A mirror of a subscription (`"read_only": true` in calendar.json): its events are written only by refreshes (docs/calendar-sync.md). */
+  readOnly: boolean;
 }
 
 export const folderOf = (calendarId: string) => `${CALENDARS_DIR}/${calendarId}`;
@@ -75,13 +77,14 @@ export function checkColor(color: string, field: string): string {
 
 /** The metadata in `calendar.json`, read leniently: a file edited by hand with a missing or odd key keeps the default for that key. */
 export function parseMeta(id: string, bytes: Buffer | null): CalendarMeta {
-  const meta: CalendarMeta = { name: id, color: null, visible: true };
+  const meta: CalendarMeta = { name: id, color: null, visible: true, readOnly: false };
   if (!bytes) return meta;
   try {
     const v = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
     if (typeof v.name === 'string' && v.name.trim()) meta.name = v.name;
     if (typeof v.color === 'string' && HEX_COLOR.test(v.color)) meta.color = v.color.toLowerCase();
     if (typeof v.visible === 'boolean') meta.visible = v.visible;
+    meta.readOnly = v.read_only === true;
   } catch {
     /* not JSON: defaults; the file stays as it is until the calendar is changed through the API */
   }

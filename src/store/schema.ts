@@ -321,6 +321,68 @@ export interface CalendarFeedRecord {
   updated_ms: number;
 }
 
+/**
+ * A CalDAV account (src/calendar/account-store.ts; docs/calendar-sync.md). `secret` is the app
+ * password sealed with AES-256-GCM under the Instance key in `<data>/state/`; never returned.
+ * Per-item sync state (hrefs, ETags, sync tokens) lives in `<data>/state/calendar-sync/`.
+ */
+export interface CalendarAccountRecord {
+  id: string;
+  user_id: string;
+  endpoint: string;
+  username: string;
+  secret: string;
+  enabled: boolean;
+  /** The Connected Account this calendar account is the CalDAV side of, or null. */
+  integration_id: string | null;
+  /** Remote calendars mirrored into Home calendar folders. */
+  calendars: Array<{ calendar_id: string; href: string; name: string }>;
+  created_ms: number;
+  updated_ms: number;
+  last_sync_ms: number | null;
+  last_error: string | null;
+}
+
+/** A calendar subscription (src/calendar/subscription-store.ts): an ICS address mirrored read-only into a Home calendar folder. */
+export interface CalendarSubscriptionRecord {
+  id: string;
+  user_id: string;
+  calendar_id: string;
+  name: string;
+  url: string;
+  color: string | null;
+  /** Validators of the last 200 answer, sent back as If-None-Match / If-Modified-Since. */
+  etag: string | null;
+  last_modified: string | null;
+  created_ms: number;
+  updated_ms: number;
+  last_refresh_ms: number | null;
+  last_error: string | null;
+}
+
+/** A Connected Account (src/integrations/store.ts; docs/calendar-sync.md): a provider's mail and calendar sides. */
+export interface IntegrationAccountRecord {
+  id: string;
+  user_id: string;
+  provider: 'provider_1' | 'provider_2' | 'provider_3' | 'provider_4' | 'other';
+  email: string;
+  username: string;
+  /** Sealed like CalendarAccountRecord.secret. */
+  secret: string;
+  imap_host: string | null;
+  smtp_host: string | null;
+  caldav_endpoint: string | null;
+  carddav_endpoint: string | null;
+  calendar_enabled: boolean;
+  mail_enabled: boolean;
+  /** The calendar account made for the CalDAV side, or null. */
+  calendar_account_id: string | null;
+  /** Set when the record was made by the start-up migration of a legacy calendar account. */
+  migrated_from: string | null;
+  created_ms: number;
+  updated_ms: number;
+}
+
 /** A public link (src/public/link-store.ts; docs/public-links.md). */
 export interface PublicLinkRecord {
   id: string;
@@ -346,6 +408,12 @@ export interface SidecarData extends Partial<AuthTables>, Partial<NotificationTa
   shares?: ShareRecord[];
   /** Public links; absent in files written before them (read as empty). */
   public_links?: PublicLinkRecord[];
+  /** CalDAV accounts, calendar subscriptions and Connected Accounts; absent in files written before them (read as empty). */
+  calendar_accounts?: CalendarAccountRecord[];
+  calendar_subscriptions?: CalendarSubscriptionRecord[];
+  integration_accounts?: IntegrationAccountRecord[];
+  /** When the start-up migration of legacy calendar accounts last ran, and what it did. */
+  integration_migration?: { completed_ms: number; migrated: number };
   /** Web push VAPID keys, made once per Instance on first use. */
   vapid?: { public_key: string; private_key: string; created_ms: number };
   schema: 1;
