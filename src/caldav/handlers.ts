@@ -187,15 +187,12 @@ async function multiget(ctx: DavContext, root: XmlNode, asked: Array<{ ns: strin
   const responses: string[] = [];
   for (const h of children(root, NS.dav, 'href')) {
     const path = hrefPath(h.text);
-    const t = path === null ? null : parseDavPath(path, basePathOf_(ctx));
+    const t = path === null ? null : parseDavPath(path, ctx.basePath);
     const res = t ? resolve(ctx, t) : null;
     responses.push(res ? responseXml(px, hrefOf(ctx, res), propsOf(ctx, px, res, asked, seq)) : responseXml(px, h.text.trim(), { status: 404 }));
   }
   return ok(px, responses);
 }
-
-/** The public base path, as the context's hrefs carry it. */
-const basePathOf_ = (ctx: DavContext) => ctx.h.root().slice(0, -'/dav/'.length);
 
 /** Asked of a calendar, the query looks at its members whatever the Depth: clients disagree on the Depth they send. */
 async function query(ctx: DavContext, r: Resource & { kind: 'calendar' | 'object' }, filter: QueryFilter, asked: Array<{ ns: string; name: string }>): Promise<DavResponse> {

@@ -21,6 +21,8 @@ export interface DavContext {
   calendars: CalendarEntry[];
   seen: (calendarId: string) => boolean;
   state: UserDavState;
+  /** The public URL's path (see basePathOf), which hrefs carry. */
+  basePath: string;
   h: Hrefs;
 }
 
@@ -28,7 +30,8 @@ export async function davContext(services: Services, caller: Caller): Promise<Da
   const { vault, quotaBytes } = await services.vaults.forCaller(caller);
   const scope: Scope = { vault, index: await vault.whenReady(), quotaBytes, prefix: caller.homePrefix };
   const { index, calendars, seen } = await openCalendars(scope);
-  return { caller, scope, index, calendars, seen, state: davStateOf(paths.state(services.config), caller.userId), h: hrefs(basePathOf(services)) };
+  const basePath = basePathOf(services);
+  return { caller, scope, index, calendars, seen, state: davStateOf(paths.state(services.config), caller.userId), basePath, h: hrefs(basePath) };
 }
 
 /** The path part of the public URL (a proxy serving Quire under `/quire`), prefixed to every href. */

@@ -3,9 +3,12 @@
  * `/.well-known/caldav`, lists calendars and events, creates, updates and deletes with
  * ETags, and follows changes with sync-collection tokens.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DAVClient, type DAVCalendar } from 'tsdav';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { eventually } from '../helpers/wait.js';
 
 let inst: TestInstance;
 let token: string;
@@ -111,4 +114,15 @@ it('follows changes with sync-collection tokens', async () => {
   // Nothing changed since the newest token: nothing to report.
   const third = await c.syncCollection({ url: cal.url, props, syncLevel: 1, syncToken: cal2.syncToken as string });
   expect(third.filter((x) => x.href)).toEqual([]);
+
+  // An edit made outside the server (an editor, git) reaches the client at its next sync.
+  const file = path.join(inst.dataDir, 'homes', 'ann', 'Calendars', 'Personal', 'dentist@test.ics');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('SUMMARY:Dentist', 'SUMMARY:Dentist (moved)'));
+  const fourth = await eventually(async () => {
+    const r = await c.syncCollection({ url: cal.url, props, syncLevel: 1, syncToken: cal2.syncToken as string });
+    return r.some((x) => x.href?.endsWith('/dentist@test.ics')) ? r : null;
+  });
+  expect(fourth.filter((x) => x.href).length).toBe(1);
+  const [moved] = await c.fetchCalendarObjects({ calendar: cal, objectUrls: [`${cal.url}dentist@test.ics`] });
+  expect(moved?.data).toContain('SUMMARY:Dentist (moved)');
 });
