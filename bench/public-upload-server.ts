@@ -2,7 +2,7 @@
  * A Quire server for the file drop benchmark, in its own process, so that its RSS is the
  * server's alone. Creates a user with an Inbox folder and a file drop link to it, emits
  * { url, slug, pid, rss }, samples its RSS every 20 ms, and answers lines on stdin:
- * `reset` (the peak starts again from now) and `rss` ({ rss, peak }); `close` stops it.
+ * `reset` (the peak starts again from now) and `rss` ({ rss, peak, cpuS: CPU seconds used so far }); `close` stops it.
  * Usage: public-upload-server.ts --data <dataDir>
  */
 import fs from 'node:fs';
@@ -33,11 +33,15 @@ emit({ url: server.url, slug, pid: process.pid, rss: process.memoryUsage.rss() }
 
 readline.createInterface({ input: process.stdin }).on('line', async (l) => {
   const cmd = l.trim();
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  };
   if (cmd === 'reset') {
     peak = process.memoryUsage.rss();
-    emit({ rss: peak, peak });
+    emit({ rss: peak, peak, cpuS: cpu() });
   }
-  if (cmd === 'rss') emit({ rss: process.memoryUsage.rss(), peak: Math.max(peak, process.memoryUsage.rss()) });
+  if (cmd === 'rss') emit({ rss: process.memoryUsage.rss(), peak: Math.max(peak, process.memoryUsage.rss()), cpuS: cpu() });
   if (cmd === 'close') {
     await server.close();
     process.exit(0);

@@ -21,6 +21,7 @@
  *   npm run bench -- --skip-calendar      no calendar section; --calendar-only: only it (docs/calendar.md)
  *   npm run bench -- --skip-public        no public-link thumbnails section (bench/public-thumbs.ts)
  *   npm run bench -- --startup-runs 10    runs of each start-up figure (default 10; 0 skips them)
+ *   npm run bench -- --skip-upload        no file drop section (bench/public-upload.ts: 1 GiB through tus vs cp)
  *   npm run bench -- --skip-collab        no collaboration section (bench/collab.ts)
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
@@ -39,6 +40,7 @@ import { startupFigures } from './startup.js';
 import { runCalendarBench } from './calendar.js';
 import { runPublicThumbBench } from './public-thumbs.js';
 import { runCalendarFeedBench } from './calendar-feed.js';
+import { runPublicUploadBench } from './public-upload.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 import { runCollabBench } from './collab.js';
 import { runCaldavBench } from './caldav.js';
@@ -484,6 +486,8 @@ try {
   if (!args['skip-collab'] && !args['calendar-only']) results.collab = await runCollabBench({ log });
   // The published feed of a whole 10,000-event calendar (bench/calendar-feed.ts): cold and cached.
   if (!args['skip-calendar']) results.calendarFeed = await runCalendarFeedBench({ log });
+  // The file drop (bench/public-upload.ts): 1 GiB through tus on loopback against cp, and the server's RSS growth.
+  if (!args['skip-upload'] && !args['calendar-only']) results.publicUpload = await runPublicUploadBench({ log });
   // Quire's CalDAV server: a calendar-multiget of 500 events (bench/caldav.ts).
   if (!args['skip-calendar']) results.caldav = await runCaldavBench({ log });
 } finally {
