@@ -57,7 +57,7 @@ export class UserDavState {
   private seenGeneration = -1;
   private seenAliasVersion = -1;
   private views = new Map<string, CalendarView>();
-  private reconciledAt: { index: CalendarIndex | null; generation: number; aliasVersion: number } = { index: null, generation: -1, aliasVersion: -1 };
+  private reconciledAt: { index: CalendarIndex | null; generation: number; aliasVersion: number; metas: string } = { index: null, generation: -1, aliasVersion: -1, metas: '' };
   private saving: Promise<void> = Promise.resolve();
 
   constructor(private readonly file: string) {
@@ -127,9 +127,11 @@ export class UserDavState {
    */
   async current(index: CalendarIndex): Promise<number> {
     const r = this.reconciledAt;
-    if (r.index !== index || r.generation !== index.generation || r.aliasVersion !== this.aliasVersion) {
+    // The index's generation does not move when only a calendar.json changed: its ETags are compared too.
+    const metas = index.calendars().map((c) => c.metaEtag).join(' ');
+    if (r.index !== index || r.generation !== index.generation || r.aliasVersion !== this.aliasVersion || r.metas !== metas) {
       this.reconcile(index);
-      this.reconciledAt = { index, generation: index.generation, aliasVersion: this.aliasVersion };
+      this.reconciledAt = { index, generation: index.generation, aliasVersion: this.aliasVersion, metas };
     }
     const seq = this.data.seq;
     if (seq > this.savedSeq) await this.save();

@@ -245,7 +245,9 @@ describe('events', () => {
 });
 
 describe('calendars', () => {
-  it('PROPPATCH changes the display name and colour in calendar.json; other properties fail all together', async () => {
+  it('PROPPATCH changes the display name and colour in calendar.json (and the ctag); other properties fail all together', async () => {
+    const ctag = async () => /<cs:getctag>([^<]+)</.exec((await dav('PROPFIND', '/dav/calendars/ann/Personal/', { headers: { depth: '0' }, body: propfind('<cs:getctag/>') })).text)![1];
+    const before = await ctag();
     const r = await dav('PROPPATCH', '/dav/calendars/ann/Personal/', {
       body: '<d:propertyupdate xmlns:d="DAV:" xmlns:i="http://apple.com/ns/ical/"><d:set><d:prop><d:displayname>Private</d:displayname><i:calendar-color>#FF8800FF</i:calendar-color></d:prop></d:set></d:propertyupdate>',
     });
@@ -253,6 +255,8 @@ describe('calendars', () => {
     expect(r.text).not.toContain('424');
     const cal = (await inst.api('GET', '/api/v1/calendar/calendars', { token })).body.calendars.find((c: { id: string }) => c.id === 'Personal');
     expect([cal.name, cal.color]).toEqual(['Private', '#ff8800']);
+    // Clients look for a new name or colour when the ctag moves.
+    expect(await ctag()).not.toBe(before);
     const mixed = await dav('PROPPATCH', '/dav/calendars/ann/Personal/', {
       body: '<d:propertyupdate xmlns:d="DAV:" xmlns:x="urn:x"><d:set><d:prop><d:displayname>Again</d:displayname><x:thing>1</x:thing></d:prop></d:set></d:propertyupdate>',
     });
