@@ -9,12 +9,60 @@
  * its own `fn` (on the same async chain) would wait forever, so it is
  * detected with AsyncLocalStorage and refused with an AppError.
  *
- * Not a cross-process lock: two server processes on the same Homes are not a
- * supported deployment.
+ * Across processes: two multi-user servers on the same Homes are not a
+ * supported deployment, but one person's folder may be served by
+ * `quire serve --vault` and written by the command line's vault daemon at
+ * once. Those processes call `shareWriterLocksIn(dir)` first; from then on
+ * each `run()` also holds a lock file in `dir` named after the Home's real
+ * path (proper-lockfile: a lock left by a killed process goes stale after
+ * 10 s), so one folder has one writer across processes (docs/cli.md).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
+
+let sharedDir: string | null = null;
+
+/** Makes every writer lock of this process also a lock file in `dir` (the user's state folder, never a Home). */
+export function shareWriterLocksIn(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  sharedDir = dir;
+}
+
+/** The lock file for a Home root in `dir`: one per real path, whatever path a process opened it by. */
+export function writerLockFile(dir: string, root: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync.native(root);
+  } catch {
+    real = path.resolve(root);
+  }
+  return path.join(dir, `${createHash('sha256').update(real).digest('hex').slice(0, 24)}.writer`);
+}
+
+type Lockfile = typeof import('proper-lockfile');
+let lockfile: Lockfile | undefined;
+
+async function lockAcrossProcesses(root: string): Promise<() => Promise<void>> {
+  lockfile ??= createRequire(import.meta.url)('proper-lockfile') as Lockfile;
+  try {
+    return await lockfile.lock(writerLockFile(sharedDir!, root), {
+      realpath: false,
+      stale: 10_000,
+      // About 30 s of waiting for the other process's write before giving up.
+      retries: { retries: 600, minTimeout: 5, maxTimeout: 50 },
+      onCompromised: () => undefined, // the write under way finishes; the next one takes the lock again
+    });
+  } catch (e) {
+    throw new AppError('service_unavailable', `Another Quire process has held the writer lock of ${root} for too long; retry shortly`, {
+      details: { reason: 'writer_lock_busy' },
+      headers: { 'retry-after': '1' },
+    });
+  }
+}
 
 interface Hold {
   lock: WriterLock;
@@ -75,10 +123,13 @@ export class WriterLock {
     this.queued++;
     await prev;
     const hold: Hold = { lock: this, active: true };
+    let unlockFile: (() => Promise<void>) | null = null;
     try {
+      if (sharedDir !== null) unlockFile = await lockAcrossProcesses(this.name);
       return await holds.run([...(holds.getStore() ?? []), hold], fn);
     } finally {
       hold.active = false; // callbacks scheduled inside fn may outlive it; they no longer hold the lock
+      await unlockFile?.().catch(() => undefined);
       this.queued--;
       release();
     }

@@ -13,7 +13,8 @@ export interface CliResult {
 export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [QUIRE_BIN, ...args], {
-      env: { ...process.env, QUIRE_SERVER: '', QUIRE_TOKEN: '', ...opts.env },
+      // In process by default: a test of the vault daemon (test/cli/) turns it on and stops what it started.
+      env: { ...process.env, QUIRE_SERVER: '', QUIRE_TOKEN: '', QUIRE_DAEMON: 'off', ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -13,12 +13,14 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../../core/config.js';
 import { toAppError } from '../../core/errors.js';
+import { loadCatalog, type CatalogEntry } from './catalog.js';
 import type { RunOptions } from './run-action.js';
+import { registerShortcuts } from './shortcuts.js';
 import { UsageError } from './usage.js';
 
 const io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') };
 
-function buildProgram(): Command {
+function buildProgram(catalog: readonly CatalogEntry[]): Command {
   const program = new Command('quire')
     .description('Quire: a self-hosted Markdown vault server. Every action is reachable over HTTP, here, and over MCP.')
     .version(VERSION)
@@ -96,9 +98,18 @@ function buildProgram(): Command {
     c
       .option('--server <url>', 'server URL (env QUIRE_SERVER)')
       .option('--token <token>', 'bearer token (env QUIRE_TOKEN)')
-      .option('--vault <dir>', 'run content actions directly on a local vault folder, with no server');
+      .option('--vault <dir>', 'run content actions directly on a local vault folder, with no server (through its vault daemon)')
+      .option('--verbose', 'say how the call is made (vault daemon started, reused, or indexing in this process)');
+
+  registerShortcuts(program, catalog, connection, async (s, flags, words, opts) => {
+    process.exitCode = await (await import('./run-action.js')).runShortcut(s, flags, words, opts, io);
+  });
 
   const action = program.command('action').description('Run actions of the catalog');
+  action
+    .command('help <action_name>')
+    .description("An action's summary, its inputs with types and limits, and an example")
+    .action(async (name: string) => (await import('./action-help.js')).printActionHelp(catalog, name, io));
   connection(
     action
       .command('run <action_name>')
@@ -126,6 +137,24 @@ function buildProgram(): Command {
       process.exitCode = await (await import('./login.js')).logout(o, io);
     });
 
+  const daemon = program.command('daemon').description('The vault daemons: one per folder used with --vault, keeping its index warm');
+  daemon
+    .command('run', { hidden: true })
+    .requiredOption('--vault <dir>', 'the folder')
+    .action(async (o: { vault: string }) => (await import('../daemon/daemon.js')).runDaemon(o.vault));
+  daemon
+    .command('status')
+    .description('List the running vault daemons: folder, process, notes indexed, idle time left')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => (await import('./daemon-commands.js')).daemonStatus(Boolean(o.json), io));
+  daemon
+    .command('stop')
+    .description("Stop a folder's vault daemon (it saves its index to the cache first)")
+    .requiredOption('--vault <dir>', 'the folder')
+    .action(async (o: { vault: string }) => {
+      process.exitCode = await (await import('./daemon-commands.js')).daemonStop(o.vault, io);
+    });
+
   program
     .command('actions')
     .description('The action catalog')
@@ -144,11 +173,17 @@ function buildProgram(): Command {
       await serveMcpStdio(registry, await resolveTransport(o, process.env, { watch: true }));
     },
   );
+  program
+    .command('completion <shell>')
+    .description('Print a completion script for bash, zsh or fish (e.g. quire completion bash > ~/.local/share/bash-completion/completions/quire)')
+    .action(async (shell: string) => {
+      io.out((await import('./completion.js')).completionScript(program, catalog, shell));
+    });
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(await loadCatalog());
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {

@@ -4,11 +4,11 @@
  * the registry, with the areas' code, is loaded for `--vault` alone.
  */
 import { checkConfirmation } from '../../actions/confirmation.js';
-import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
 import { toAppError, type AppError } from '../../core/errors.js';
 import { HttpTransport, outcomeAsJson, type Transport } from '../client/transport.js';
 import { loadCatalog, type CatalogEntry } from './catalog.js';
+import { inputFromFlags, type Call, type Shortcut } from './shortcuts.js';
 import { loadCredential } from './stored-credentials.js';
 import { UsageError, type Io } from './usage.js';
 
@@ -19,6 +19,7 @@ export interface RunOptions {
   server?: string;
   token?: string;
   vault?: string;
+  verbose?: boolean;
 }
 
 export function parseInput(text: string | undefined): RawInput {
@@ -46,6 +47,12 @@ export async function resolveTransport(
 ): Promise<Transport & { close?: () => Promise<void> }> {
   if (opts.vault) {
     if (opts.server) throw new UsageError('Use either --vault or --server, not both');
+    // A one-off call goes to the folder's daemon (docs/cli.md); MCP, a long-lived process, keeps its own index.
+    if (!local.watch && env.QUIRE_DAEMON !== 'off') {
+      const say = opts.verbose ? (line: string) => process.stderr.write(line + '\n') : () => undefined;
+      const daemon = await (await import('../daemon/client.js')).daemonTransport(opts.vault, env, say);
+      if (daemon) return daemon;
+    } else if (opts.verbose) process.stderr.write('vault daemon: off (QUIRE_DAEMON=off); indexing in this process\n');
     const { LocalTransport, terminalProgress } = await import('../client/local.js');
     return LocalTransport.open(opts.vault, { watch: local.watch, onProgress: terminalProgress() });
   }
@@ -61,13 +68,6 @@ export function lookupAction(catalog: readonly CatalogEntry[], name: string): Ca
   const action = catalog.find((a) => a.name === name);
   if (!action) throw new UsageError(`Unknown action "${name}"; see: quire actions list`);
   return action;
-}
-
-/** What a transport runs: in process (`--vault`) the registry's declaration with its handler, else the catalog's facts. */
-async function runnable(entry: CatalogEntry, opts: RunOptions): Promise<ActionDef<any>> {
-  if (!opts.vault) return entry;
-  const { findAction } = await import('../../actions/registry.js');
-  return findAction(entry.name)!;
 }
 
 /** Runs one action; returns the process exit code (0 ok, 1 action error, 2 usage / refused). */
@@ -87,23 +87,49 @@ export async function runAction(name: string, opts: RunOptions, io: Io): Promise
   }
   const transport = await resolveTransport(opts);
   try {
-    const outcome = await transport.call(await runnable(action, opts), input);
+    const outcome = await transport.call(action, input);
     const value = outcomeAsJson(outcome);
     if (opts.json) io.out(JSON.stringify(value));
     else if (typeof value === 'string') io.out(value.endsWith('\n') ? value.slice(0, -1) : value);
     else if (value !== null) io.out(JSON.stringify(value, null, 2));
     return 0;
   } catch (e) {
-    const err = toAppError(e);
-    if (opts.json) io.out(JSON.stringify(err.toEnvelope()));
-    else {
-      const details = err.details ? ` (${Object.entries(err.details).map(([k, v]) => `${k}: ${v}`).join(', ')})` : '';
-      io.err(`error: ${err.code}: ${err.message}${details}`);
-    }
-    return 1;
+    return printError(toAppError(e), opts, io);
   } finally {
     await transport.close?.();
   }
+}
+
+/** A short command (shortcuts.ts): its actions through the connection given, printed for a person or as JSON. */
+export async function runShortcut(s: Shortcut, flags: Parameters<typeof inputFromFlags>[0], words: string[], opts: RunOptions & Record<string, unknown>, io: Io): Promise<number> {
+  const catalog = await loadCatalog();
+  const input = inputFromFlags(flags, opts);
+  const transport = await resolveTransport(opts);
+  const call: Call = async (name, callInput) => {
+    const action = lookupAction(catalog, name);
+    if (!s.confirmed) checkConfirmation(action, opts.confirm, 'cli');
+    return outcomeAsJson(await transport.call(action, callInput));
+  };
+  try {
+    const value = await s.run(call, words, input, opts);
+    if (opts.json) io.out(JSON.stringify(value));
+    else s.print(value, io);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return printError(toAppError(e), opts, io);
+  } finally {
+    await transport.close?.();
+  }
+}
+
+function printError(err: AppError, opts: RunOptions, io: Io): number {
+  if (opts.json) io.out(JSON.stringify(err.toEnvelope()));
+  else {
+    const details = err.details ? ` (${Object.entries(err.details).map(([k, v]) => `${k}: ${v}`).join(', ')})` : '';
+    io.err(`error: ${err.code}: ${err.message}${details}`);
+  }
+  return 1;
 }
 
 export function catalogRows(catalog: readonly CatalogEntry[]) {

@@ -11,7 +11,8 @@ import { checkUsername } from '../../accounts/users.js';
 import { loadConfig } from '../../core/config.js';
 import { AppError } from '../../core/errors.js';
 import { openServices, startServer, type RunningServer } from '../../server.js';
-import { vaultServerDataDir } from '../client/user-dirs.js';
+import { vaultServerDataDir, writerLocksDir } from '../client/user-dirs.js';
+import { shareWriterLocksIn } from '../../vault/lock.js';
 import { listUsers } from '../../store/users.js';
 import { addUser, checkHomeFolder, existingFolder, issueAdminToken } from './admin.js';
 
@@ -50,6 +51,8 @@ export async function serveVault(opts: ServeVaultOptions): Promise<RunningServer
   const dataDir = opts.data ?? vaultServerDataDir(home, env);
   checkHomeFolder(dataDir, null, home, '');
   const config = { dataDir, host: opts.host, port: opts.port, followSymlinks: opts.followSymlinks };
+  // The command line's vault daemon may write this folder too: one writer lock per folder across processes.
+  shareWriterLocksIn(writerLocksDir(env));
   // The owner and the token are settled before the server starts, so a first run prints no setup token.
   const services = await openServices(loadConfig(config, env));
   let minted: { username: string; token: string };

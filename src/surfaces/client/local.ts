@@ -21,7 +21,8 @@ import { ChangeJournals } from '../../changes/change-log.js';
 import { JobRunner } from '../../jobs/runner.js';
 import type { VaultProgress } from '../../vault/vault.js';
 import type { Transport } from './transport.js';
-import { localCacheDir } from './user-dirs.js';
+import { shareWriterLocksIn } from '../../vault/lock.js';
+import { localCacheDir, writerLocksDir } from './user-dirs.js';
 
 export function localCaller(root: string): Caller {
   return {
@@ -55,13 +56,15 @@ export class LocalTransport implements Transport {
 
   static async open(
     root: string,
-    opts: { watch: boolean; onProgress?: (p: VaultProgress) => void; env?: NodeJS.ProcessEnv },
+    opts: { watch: boolean; debounceMs?: number; onProgress?: (p: VaultProgress) => void; env?: NodeJS.ProcessEnv },
   ): Promise<LocalTransport> {
     const abs = path.resolve(root);
     const st = fs.statSync(abs, { throwIfNoEntry: false });
     if (!st?.isDirectory()) throw new AppError('not_found', `No folder at ${abs}`);
     const cacheDir = localCacheDir(abs, opts.env);
-    const vaults = new LocalVaults(abs, cacheDir, { watch: opts.watch, onProgress: opts.onProgress });
+    // Its writes share one writer lock per folder with `quire serve --vault` and the vault daemon (src/vault/lock.ts).
+    shareWriterLocksIn(writerLocksDir(opts.env));
+    const vaults = new LocalVaults(abs, cacheDir, { watch: opts.watch, onProgress: opts.onProgress, ...(opts.debounceMs ? { debounceMs: opts.debounceMs } : {}) });
     // Scheduled state of a local vault (reminders and the like) lives with its cache; so does anything kept under the config's state folder.
     const store = await SidecarStore.open(path.join(cacheDir, 'local-state.json'));
     const config = loadConfig({ dataDir: cacheDir });
@@ -74,7 +77,10 @@ export class LocalTransport implements Transport {
     return t;
   }
 
-  async call(action: ActionDef<any>, input: RawInput): Promise<ActionOutcome> {
+  async call(given: ActionDef<any> | { name: string }, input: RawInput): Promise<ActionOutcome> {
+    // The catalog's facts (the command line) or a bare name (the vault daemon) carry no handler: the declaration comes from the registry.
+    const action = 'handler' in given && given.handler ? given : (await import('../../actions/registry.js')).findAction(given.name);
+    if (!action) throw new AppError('not_found', `Unknown action "${given.name}"`, { details: { reason: 'unknown_action' } });
     if (!action.scopes.includes('data') || action.scopes.some((s) => s === 'account' || s === 'admin')) {
       throw new AppError('bad_request', `${action.name} is not a content action; local vault mode (--vault) runs only data-scope actions. Use --server for the rest.`, {
         details: { reason: 'not_a_content_action', action: action.name },

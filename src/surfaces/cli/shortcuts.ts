@@ -1,0 +1,279 @@
+/**
+ * The short commands people type (`quire search`, `quire backlinks`, …).
+ * Each is a catalog action with its positional words bound to input
+ * fields; its description is the action's summary and its other flags are
+ * generated from the action's input schema (`--limit 5` for `query.limit`),
+ * so a change to the catalog reaches them without a second list to keep.
+ * What is written here is only what the catalog cannot say: which words go
+ * where, how a note is found by title, and how an answer reads for a person.
+ */
+import type { Command } from 'commander';
+import type { RawInput } from '../../actions/validate.js';
+import { AppError } from '../../core/errors.js';
+import type { CatalogEntry } from './catalog.js';
+import { UsageError, type Io } from './usage.js';
+
+type Json = any;
+/** Calls an action by name with the connection the command was given; resolves to its JSON answer. */
+export type Call = (action: string, input: RawInput) => Promise<Json>;
+
+type Part = 'path' | 'query' | 'body';
+interface SchemaFlag {
+  flag: string;
+  part: Part;
+  field: string;
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  description: string;
+}
+
+export interface Shortcut {
+  command: string;
+  /** Positional arguments in commander's syntax. */
+  args: string;
+  action: string;
+  /** Input fields the positional words fill (no flag is generated for them). */
+  bound: string[];
+  /** Flags of the command's own, beyond the schema's. */
+  extra?: Array<{ flags: string; description: string }>;
+  /** Writes that the command's name already states (`log` adds an entry): no --confirm asked. */
+  confirmed?: boolean;
+  run(call: Call, words: string[], input: RawInput, opts: Record<string, Json>): Promise<Json>;
+  print(value: Json, io: Io): void;
+}
+
+const kebab = (s: string) => s.replace(/_/g, '-');
+
+/** The scalar fields of an action's input, as flags; `bound` fields are left to the positional words. */
+export function schemaFlags(entry: Pick<CatalogEntry, 'input'>, bound: readonly string[] = []): SchemaFlag[] {
+  const out: SchemaFlag[] = [];
+  for (const part of ['path', 'query', 'body'] as const) {
+    const schema = (entry.input as Record<string, Json> | undefined)?.[part];
+    for (const [field, prop] of Object.entries<Json>(schema?.properties ?? {})) {
+      if (bound.includes(`${part}.${field}`)) continue;
+      const type = prop.type;
+      if (type !== 'string' && type !== 'integer' && type !== 'number' && type !== 'boolean') continue;
+      if (out.some((f) => f.flag === kebab(field))) continue;
+      out.push({ flag: kebab(field), part, field, type, description: prop.description ?? `${part}.${field}` });
+    }
+  }
+  return out;
+}
+
+/** Puts flag values where the schema has them, converted to its types. */
+export function inputFromFlags(flags: readonly SchemaFlag[], opts: Record<string, Json>): RawInput {
+  const input: Record<Part, Record<string, unknown>> = { path: {}, query: {}, body: {} };
+  for (const f of flags) {
+    const key = f.flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const raw = opts[key];
+    if (raw === undefined) continue;
+    let value: unknown = raw;
+    if (f.type === 'integer' || f.type === 'number') {
+      value = Number(raw);
+      if (!Number.isFinite(value) || (f.type === 'integer' && !Number.isInteger(value))) throw new UsageError(`--${f.flag} takes a${f.type === 'integer' ? 'n integer' : ' number'}, not ${JSON.stringify(raw)}`);
+    }
+    input[f.part][f.field] = value;
+  }
+  const out: RawInput = {};
+  for (const part of ['path', 'query', 'body'] as const) if (Object.keys(input[part]).length) out[part] = input[part] as never;
+  return out;
+}
+
+function merge(a: RawInput, b: RawInput): RawInput {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = { ...((a as Record<string, object>)[k] ?? {}), ...(v as object) };
+  return out as RawInput;
+}
+
+// ---- finding a note: by path, by id, by title -------------------------------
+
+const looksLikePath = (s: string) => s.includes('/') || /\.[A-Za-z0-9]{1,8}$/.test(s);
+
+/** The note a person named, by Home path, id, title or alias; not_found with what was tried. */
+export async function findNote(call: Call, name: string): Promise<{ id: string; path: string; title: string }> {
+  if (looksLikePath(name)) {
+    const path = name.replace(/^\.?\/+/, '');
+    const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    let cursor: string | undefined;
+    do {
+      const page = await call('notes_list', { query: { ...(dir ? { path: dir } : {}), limit: 500, ...(cursor ? { cursor } : {}) } });
+      const hit = page.items.find((n: Json) => n.path === path);
+      if (hit) return hit;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  } else {
+    try {
+      return await call('get_note', { path: { id: name } });
+    } catch (e) {
+      if (!(e instanceof AppError) || e.code !== 'not_found') throw e;
+    }
+    const found = await call('notes_search', { query: { q: name, limit: 50 } });
+    const lower = name.toLowerCase();
+    const hit =
+      found.items.find((n: Json) => n.title === name) ??
+      found.items.find((n: Json) => n.title.toLowerCase() === lower || n.aliases?.some((a: string) => a.toLowerCase() === lower));
+    if (hit) return hit;
+  }
+  throw new AppError('not_found', `No note with the path, id or title ${JSON.stringify(name)}`, { details: { note: name } });
+}
+
+// ---- how answers read -------------------------------------------------------
+
+function noteLines(items: Json[], io: Io): void {
+  for (const n of items) {
+    const base = String(n.path).replace(/^.*\//, '').replace(/\.md$/i, '');
+    io.out(n.title && n.title !== base ? `${n.path}  ${n.title}` : n.path);
+  }
+}
+
+function more(value: Json, io: Io): void {
+  if (value.next_cursor) io.out(`… more: add --cursor ${value.next_cursor}`);
+}
+
+function localNow(): { now: string; timezone: string } {
+  const d = new Date();
+  const p = (n: number) => String(n).padStart(2, '0');
+  return {
+    now: `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`,
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
+  };
+}
+
+export const SHORTCUTS: Shortcut[] = [
+  {
+    command: 'search',
+    args: '<words...>',
+    action: 'notes_search',
+    bound: ['query.q'],
+    run: (call, words, input) => call('notes_search', merge(input, { query: { q: words.join(' ') } })),
+    print: (v, io) => {
+      noteLines(v.items, io);
+      more(v, io);
+    },
+  },
+  {
+    command: 'notes',
+    args: '[path]',
+    action: 'notes_list',
+    bound: ['query.path'],
+    run: (call, [path], input) => call('notes_list', merge(input, path ? { query: { path } } : {})),
+    print: (v, io) => {
+      noteLines(v.items, io);
+      more(v, io);
+    },
+  },
+  {
+    command: 'show',
+    args: '<note>',
+    action: 'get_note',
+    bound: ['path.id'],
+    run: async (call, [name]) => call('get_note', { path: { id: (await findNote(call, name!)).id } }),
+    print: (v, io) => {
+      io.out(`# ${v.title}`);
+      io.out(`path: ${v.path}   id: ${v.id}${v.tags?.length ? `   tags: ${v.tags.map((t: string) => '#' + t).join(' ')}` : ''}`);
+      io.out('');
+      io.out(String(v.body ?? '').replace(/\n$/, ''));
+    },
+  },
+  {
+    command: 'backlinks',
+    args: '<note>',
+    action: 'backlinks',
+    bound: ['query.path'],
+    run: async (call, [name], input) => {
+      const path = looksLikePath(name!) ? name!.replace(/^\.?\/+/, '') : (await findNote(call, name!)).path;
+      return call('backlinks', merge(input, { query: { path } }));
+    },
+    print: (v, io) => {
+      for (const b of v.items) io.out(`${b.path}:${b.occurrences?.map((o: Json) => o.line).join(',') ?? ''}  ${b.title}`);
+      more(v, io);
+    },
+  },
+  {
+    command: 'tag',
+    args: '<tag>',
+    action: 'by_tag',
+    bound: ['path.tag'],
+    run: (call, [tag], input) => call('by_tag', merge(input, { path: { tag: tag!.replace(/^#/, '') } })),
+    print: (v, io) => {
+      noteLines(v.items, io);
+      more(v, io);
+    },
+  },
+  {
+    command: 'today',
+    args: '',
+    action: 'daily',
+    bound: [],
+    run: (call, _w, input) => call('daily', merge(input, { headers: { 'x-svc-timezone': localNow().timezone } })),
+    print: (v, io) => {
+      if (!v.exists) {
+        io.out(`${v.date}: no Daily note yet (${v.path}); add to it with: quire log TEXT`);
+        return;
+      }
+      io.out(`# ${v.date}  (${v.path})`);
+      io.out('');
+      io.out(String(v.content ?? '').replace(/\n$/, ''));
+    },
+  },
+  {
+    command: 'log',
+    args: '<text...>',
+    action: 'notes_journal_create_log',
+    bound: ['body.text', 'body.now', 'body.timezone'],
+    confirmed: true,
+    run: (call, words, input) => call('notes_journal_create_log', merge(input, { body: { text: words.join(' '), ...localNow() } })),
+    print: (v, io) => {
+      const e = v.entry ?? v;
+      io.out(`Logged${e.start ? ` at ${e.start}` : ''} in ${v.path ?? e.path ?? 'the Daily note'}${e.text ? `: ${e.text}` : ''}`);
+    },
+  },
+  {
+    command: 'tasks',
+    args: '',
+    action: 'notes_tasks_list',
+    bound: [],
+    extra: [{ flags: '--due <day>', description: 'only open tasks due on or before this day: today, tomorrow or YYYY-MM-DD' }],
+    run: async (call, _w, input, opts) => {
+      const due = opts.due === undefined ? null : dueLimit(String(opts.due));
+      const value = await call('notes_tasks_list', input);
+      if (due !== null) value.items = value.items.filter((t: Json) => !t.checked && !t.cancelled && t.due !== null && t.due <= due);
+      return value;
+    },
+    print: (v, io) => {
+      for (const t of v.items) io.out(`[${t.status}] ${t.text}  (${t.path}:${t.line})${t.due ? `  due ${t.due}` : ''}`);
+      more(v, io);
+    },
+  },
+];
+
+/** `--due` as a date: today, tomorrow or YYYY-MM-DD. */
+export function dueLimit(day: string, now = new Date()): string {
+  const iso = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  if (day === 'today') return iso(now);
+  if (day === 'tomorrow') return iso(new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1));
+  if (/^\d{4}-\d{2}-\d{2}$/.test(day)) return day;
+  throw new UsageError(`--due takes today, tomorrow or YYYY-MM-DD, not ${JSON.stringify(day)}`);
+}
+
+/** Adds the short commands to the program; `run` is called with the shortcut, its words and options. */
+export function registerShortcuts(
+  program: Command,
+  catalog: readonly CatalogEntry[],
+  connection: (c: Command) => Command,
+  run: (s: Shortcut, flags: SchemaFlag[], words: string[], opts: Record<string, Json>) => Promise<void>,
+): void {
+  for (const s of SHORTCUTS) {
+    const entry = catalog.find((a) => a.name === s.action);
+    if (!entry || !entry.implemented) continue;
+    const flags = schemaFlags(entry, s.bound);
+    const c = program.command(`${s.command}${s.args ? ' ' + s.args : ''}`).description(`${entry.summary} (action ${entry.name})`);
+    for (const f of flags) c.option(`--${f.flag}${f.type === 'boolean' ? '' : ` <${f.type === 'string' ? 'value' : 'n'}>`}`, f.description);
+    for (const x of s.extra ?? []) c.option(x.flags, x.description);
+    connection(c).option('--json', 'print the JSON answer');
+    c.action(async (...args: unknown[]) => {
+      const cmd = args[args.length - 1] as Command;
+      const words = (args.slice(0, -2) as Array<string | string[] | undefined>).flatMap((w) => (w === undefined ? [] : Array.isArray(w) ? w : [w]));
+      await run(s, flags, words, cmd.opts());
+    });
+  }
+}

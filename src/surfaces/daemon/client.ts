@@ -1,0 +1,167 @@
+/**
+ * The command line's side of the vault daemon: reach the folder's daemon,
+ * starting it when there is none (or only a stale socket left by a crash),
+ * and send each action there. Loads no index, vault or area code.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ActionOutcome } from '../../actions/reply.js';
+import type { ActionDef } from '../../actions/types.js';
+import type { RawInput } from '../../actions/validate.js';
+import { AppError } from '../../core/errors.js';
+import type { Transport } from '../client/transport.js';
+import { daemonRuntimeDir } from '../client/user-dirs.js';
+import { daemonFiles, fromWire, request, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js';
+
+const BIN = new URL('../../../bin/quire.js', import.meta.url);
+/** How long a call waits for a daemon it started to take its socket (not to finish indexing: the call waits for that). */
+const START_TIMEOUT_MS = 15_000;
+
+const unreachable = (e: unknown) => ['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'].includes((e as NodeJS.ErrnoException).code ?? '');
+
+function replyOrThrow(reply: DaemonReply): DaemonReply & { ok: true } {
+  if (reply.ok) return reply;
+  throw new AppError(reply.error.code, reply.error.message, { status: reply.status, details: reply.error.details });
+}
+
+export class DaemonTransport implements Transport {
+  constructor(
+    readonly socket: string,
+    private readonly restart: () => Promise<void>,
+  ) {}
+
+  async call(action: ActionDef<any>, input: RawInput): Promise<ActionOutcome> {
+    const req: DaemonRequest = { op: 'call', action: action.name, input };
+    let reply: DaemonReply;
+    try {
+      reply = await request(this.socket, req);
+    } catch (e) {
+      // Gone between two calls (idle exit, stopped, killed): start it again once. A daemon that died mid-answer is not retried: a write may have happened.
+      if (!unreachable(e)) throw e;
+      await this.restart();
+      reply = await request(this.socket, req);
+    }
+    return fromWire(replyOrThrow(reply).outcome!);
+  }
+}
+
+function startDaemon(vault: string, env: NodeJS.ProcessEnv, logFile: string): void {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true, mode: 0o700 });
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(BIN), 'daemon', 'run', '--vault', vault], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env,
+    cwd: '/',
+  });
+  child.unref();
+  fs.closeSync(log);
+}
+
+async function waitForSocket(socket: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      replyOrThrow(await request(socket, { op: 'status' }));
+      return;
+    } catch (e) {
+      if (!unreachable(e) || Date.now() > until) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * A transport to the folder's daemon, started if needed; null when it
+ * cannot run (no runtime folder, a socket path too long, it did not come
+ * up): the caller then indexes in process. `say` hears why (--verbose).
+ */
+export async function daemonTransport(dir: string, env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<DaemonTransport | null> {
+  let vault: string;
+  try {
+    vault = vaultRealPath(dir);
+  } catch {
+    throw new AppError('not_found', `No folder at ${path.resolve(dir)}`);
+  }
+  const files = daemonFiles(vault, env);
+  if (Buffer.byteLength(files.socket) > 100) {
+    say(`vault daemon: socket path ${files.socket} is too long for a Unix socket; indexing in this process`);
+    return null;
+  }
+  const start = async () => {
+    say(`vault daemon: starting one for ${vault} (log: ${files.log})`);
+    startDaemon(vault, env, files.log);
+    await waitForSocket(files.socket, START_TIMEOUT_MS);
+  };
+  try {
+    if (fs.existsSync(files.socket)) {
+      try {
+        replyOrThrow(await request(files.socket, { op: 'status' }));
+        say(`vault daemon: using the running one for ${vault}`);
+        return new DaemonTransport(files.socket, start);
+      } catch (e) {
+        if (!unreachable(e)) throw e;
+        say('vault daemon: stale socket (a daemon that ended without cleaning up); starting a new one');
+      }
+    }
+    await start();
+    return new DaemonTransport(files.socket, start);
+  } catch (e) {
+    say(`vault daemon: cannot run (${(e as Error).message}); indexing in this process`);
+    return null;
+  }
+}
+
+/** Every daemon of this user: their status, or `stale` for a socket nobody answers on. */
+export async function listDaemons(env: NodeJS.ProcessEnv): Promise<Array<DaemonStatus | { vault: string; socket: string; stale: true }>> {
+  const dir = daemonRuntimeDir(env);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out: Array<DaemonStatus | { vault: string; socket: string; stale: true }> = [];
+  for (const n of names) {
+    let info: { vault: string; socket: string };
+    try {
+      info = JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as { vault: string; socket: string };
+    } catch {
+      continue;
+    }
+    try {
+      out.push(replyOrThrow(await request(info.socket, { op: 'status' })).status!);
+    } catch {
+      out.push({ vault: info.vault, socket: info.socket, stale: true });
+    }
+  }
+  return out;
+}
+
+/** Stops the folder's daemon; false when none was running. */
+export async function stopDaemon(dir: string, env: NodeJS.ProcessEnv): Promise<DaemonStatus | null> {
+  const files = daemonFiles(vaultRealPath(dir), env);
+  try {
+    const status = replyOrThrow(await request(files.socket, { op: 'stop' })).status!;
+    // Answered before it closed the index; wait for the process to be gone so a next call starts a fresh one.
+    const until = Date.now() + 10_000;
+    while (Date.now() < until && alive(status.pid)) await new Promise((r) => setTimeout(r, 20));
+    return status;
+  } catch (e) {
+    if (!unreachable(e)) throw e;
+    fs.rmSync(files.socket, { force: true });
+    fs.rmSync(files.info, { force: true });
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The vault daemon (`quire daemon run --vault DIR`, started by the first
+ * `--vault` call): one process per folder that keeps the folder's index in
+ * memory, follows edits with the watcher, and answers the command line over
+ * a Unix socket in the user's runtime folder. It exits after an idle period
+ * (QUIRE_DAEMON_IDLE seconds, default 900), on `quire daemon stop`, and on
+ * SIGTERM/SIGINT, saving the index snapshot to the user's cache folder.
+ *
+ * Freshness: before each answer the daemon waits until the watcher has
+ * nothing pending (its events read, held-back paths settled, batches
+ * applied to the index), so an edit made before a call is in that call's
+ * answer (docs/cli.md, "Every answer fresh").
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { toAppError } from '../../core/errors.js';
+import { LocalTransport } from '../client/local.js';
+import { daemonFiles, request, toWire, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js';
+
+export const DEFAULT_IDLE_SECONDS = 15 * 60;
+/** The daemon's watcher batches edits after this quiet time (the server's default is 50 ms): a call waits at most about this long for an edit made just before it. */
+const DEBOUNCE_MS = 10;
+/** Longest a call waits for a folder that keeps changing (a long `git checkout`) before answering from what is indexed. */
+const SETTLE_LIMIT_MS = 3000;
+
+export function idleSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = env.QUIRE_DAEMON_IDLE;
+  const n = raw === undefined || raw === '' ? DEFAULT_IDLE_SECONDS : Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_IDLE_SECONDS;
+}
+
+/** Takes the socket; a live daemon already there wins (this one exits), a stale socket file (a crash) is replaced. */
+async function claimSocket(server: net.Server, socket: string): Promise<boolean> {
+  fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const taken = await new Promise<boolean>((resolve, reject) => {
+      const onError = (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' ? resolve(false) : reject(e));
+      server.once('error', onError);
+      server.listen(socket, () => {
+        server.off('error', onError);
+        resolve(true);
+      });
+    });
+    if (taken) return true;
+    const alive = await request(socket, { op: 'status' }).then(
+      () => true,
+      () => false,
+    );
+    if (alive) return false;
+    fs.rmSync(socket, { force: true });
+  }
+  return false;
+}
+
+export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const vault = vaultRealPath(dir);
+  const files = daemonFiles(vault, env);
+  const idleMs = idleSeconds(env) * 1000;
+  const startedAt = new Date().toISOString();
+  let transport: LocalTransport | null = null;
+  let lastRequest = Date.now();
+  let stopping = false;
+
+  const opening = LocalTransport.open(vault, { watch: true, debounceMs: DEBOUNCE_MS, env });
+  opening.then(
+    (t) => (transport = t),
+    () => undefined,
+  );
+
+  const status = (): DaemonStatus => ({
+    pid: process.pid,
+    vault,
+    socket: files.socket,
+    startedAt,
+    notes: transport ? transport.vaults.vault.index.noteCount : null,
+    idleSeconds: idleMs / 1000,
+    idleLeftSeconds: Math.max(0, Math.round((lastRequest + idleMs - Date.now()) / 1000)),
+  });
+
+  const settled = async (t: LocalTransport): Promise<void> => {
+    // Events the kernel queued before the request arrived are read in this loop turn; let them be marked first.
+    await new Promise((r) => setImmediate(r));
+    const until = Date.now() + SETTLE_LIMIT_MS;
+    while (!(t.vaults.vault.watcherStats()?.idle ?? true) && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
+  };
+
+  const answer = async (req: DaemonRequest): Promise<DaemonReply> => {
+    if (req.op === 'status') return { ok: true, status: status() };
+    if (req.op === 'stop') {
+      setImmediate(() => void stop());
+      return { ok: true, status: status() };
+    }
+    const t = await opening;
+    await settled(t);
+    const outcome = await t.call({ name: req.action }, req.input ?? {});
+    return { ok: true, outcome: toWire(outcome) };
+  };
+
+  const server = net.createServer((conn) => {
+    let text = '';
+    conn.setEncoding('utf8');
+    conn.on('error', () => undefined);
+    conn.on('data', (d: string) => {
+      text += d;
+      const nl = text.indexOf('\n');
+      if (nl < 0) return;
+      lastRequest = Date.now();
+      let req: DaemonRequest;
+      try {
+        req = JSON.parse(text.slice(0, nl)) as DaemonRequest;
+      } catch {
+        conn.end(JSON.stringify({ ok: false, status: 400, error: { code: 'bad_request', message: 'Not a JSON request' } }) + '\n');
+        return;
+      }
+      answer(req).then(
+        (reply) => conn.end(JSON.stringify(reply) + '\n'),
+        (e) => {
+          const err = toAppError(e);
+          conn.end(JSON.stringify({ ok: false, status: err.status, error: err.toEnvelope().error }) + '\n');
+        },
+      );
+    });
+  });
+
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(idleTimer);
+    server.close();
+    fs.rmSync(files.socket, { force: true });
+    fs.rmSync(files.info, { force: true });
+    await (await opening.catch(() => null))?.close().catch(() => undefined);
+    process.exit(0);
+  };
+
+  if (!(await claimSocket(server, files.socket))) {
+    // Another daemon serves this folder (two first calls at once): it answers; this one leaves.
+    await (await opening.catch(() => null))?.close().catch(() => undefined);
+    process.exit(0);
+  }
+  fs.writeFileSync(files.info, JSON.stringify({ pid: process.pid, vault, socket: files.socket, startedAt }) + '\n');
+  const idleTimer = setInterval(() => {
+    if (Date.now() - lastRequest >= idleMs) void stop();
+  }, Math.min(idleMs, 30_000));
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+  // A folder that cannot be indexed answers each call with the reason; the daemon leaves at its idle time.
+  opening.catch((e) => process.stderr.write(`quire daemon: ${(e as Error).message}\n`));
+}

@@ -1,0 +1,89 @@
+/**
+ * The vault daemon's wire: one request per connection over a Unix socket,
+ * one JSON line each way. Kept apart from the daemon so the command line's
+ * client side loads nothing but this and node:net (docs/cli.md, "Vault
+ * daemon").
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { ActionOutcome } from '../../actions/reply.js';
+import type { RawInput } from '../../actions/validate.js';
+import type { ErrorEnvelope } from '../../core/errors.js';
+import { daemonRuntimeDir } from '../client/user-dirs.js';
+
+export type DaemonRequest =
+  | { op: 'call'; action: string; input: RawInput }
+  | { op: 'status' }
+  | { op: 'stop' };
+
+export interface DaemonStatus {
+  pid: number;
+  vault: string;
+  socket: string;
+  startedAt: string;
+  /** Notes in the index; null while it is being built. */
+  notes: number | null;
+  /** Seconds without a request before it exits. */
+  idleSeconds: number;
+  idleLeftSeconds: number;
+}
+
+/** An outcome with its bytes (if any) as base64: JSON carries no Buffer. */
+export type WireOutcome = Omit<ActionOutcome, 'body'> & { body?: unknown; bodyBase64?: string };
+
+export type DaemonReply =
+  | { ok: true; outcome?: WireOutcome; status?: DaemonStatus }
+  | { ok: false; status: number; error: ErrorEnvelope['error'] };
+
+/** The real path of a vault folder: one daemon per folder, however it is named on the command line. */
+export function vaultRealPath(dir: string): string {
+  return fs.realpathSync.native(path.resolve(dir));
+}
+
+/** `<runtime>/<hash>.sock` and `<hash>.json` (pid, vault) beside it; a hash keeps the path under the socket length limit. */
+export function daemonFiles(realVault: string, env: NodeJS.ProcessEnv = process.env): { socket: string; info: string; log: string } {
+  const dir = daemonRuntimeDir(env);
+  const h = createHash('sha256').update(realVault).digest('hex').slice(0, 16);
+  return { socket: path.join(dir, `${h}.sock`), info: path.join(dir, `${h}.json`), log: path.join(dir, `${h}.log`) };
+}
+
+export function toWire(o: ActionOutcome): WireOutcome {
+  const { body, ...rest } = o;
+  return Buffer.isBuffer(body) ? { ...rest, bodyBase64: body.toString('base64') } : { ...rest, body };
+}
+
+export function fromWire(w: WireOutcome): ActionOutcome {
+  const { bodyBase64, body, ...rest } = w;
+  return { ...rest, body: bodyBase64 !== undefined ? Buffer.from(bodyBase64, 'base64') : body } as ActionOutcome;
+}
+
+/**
+ * Sends one request and reads the one-line reply. Rejects with the socket
+ * error's code (ENOENT, ECONNREFUSED: no daemon there) when it cannot
+ * connect, and with `EPIPE` when the daemon went away before answering.
+ */
+export function request(socket: string, req: DaemonRequest): Promise<DaemonReply> {
+  return new Promise((resolve, reject) => {
+    const conn = net.createConnection(socket);
+    let text = '';
+    let connected = false;
+    conn.setEncoding('utf8');
+    conn.on('connect', () => {
+      connected = true;
+      conn.write(JSON.stringify(req) + '\n');
+    });
+    conn.on('data', (d: string) => (text += d));
+    conn.on('error', (e: NodeJS.ErrnoException) => reject(Object.assign(e, { connected })));
+    conn.on('close', () => {
+      const line = text.split('\n', 1)[0];
+      if (!line) return reject(Object.assign(new Error('The vault daemon closed the connection without answering'), { code: 'EPIPE', connected }));
+      try {
+        resolve(JSON.parse(line) as DaemonReply);
+      } catch {
+        reject(Object.assign(new Error('The vault daemon answered something that is not JSON'), { code: 'EPROTO', connected }));
+      }
+    });
+  });
+}
