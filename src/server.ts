@@ -21,6 +21,7 @@ import { registerWeb } from './web/pages.js';
 import { registerFeedRoute } from './calendar/feed-route.js';
 import { registerCalDav } from './caldav/routes.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
+import { CalendarSyncSchedule } from './calendar/sync-schedule.js';
 import { attachCollab } from './collab/hub.js';
 
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
@@ -88,6 +89,9 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const indexing = vaults.openAll();
   // Fire reminders that came due while the server was down, then keep firing them at their instant.
   await services.reminders?.start();
+  // CalDAV accounts and subscriptions refreshed on a schedule (docs/calendar-sync.md).
+  const calendarSync = new CalendarSyncSchedule(services, log);
+  calendarSync.start();
   return {
     app,
     services,
@@ -97,6 +101,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
       stopTuning();
       stopCounting();
       await services.reminders?.stop();
+      await calendarSync.stop();
       // Open documents are written back before the vaults close.
       await collab.close();
       await app.close();

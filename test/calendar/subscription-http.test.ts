@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CalendarSyncSchedule } from '../../src/calendar/sync-schedule.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 
 const ev = (uid: string, summary: string) =>
@@ -138,6 +139,14 @@ describe('calendar subscriptions', () => {
     expect(r.status).toBe(400);
     expect(r.body.error.details.reason).toBe('address_not_allowed');
     expect(r.body.error.message).toContain('QUIRE_FETCH_ALLOW_PRIVATE=1');
+  });
+
+  it('is refreshed on the schedule', async () => {
+    feed = feedOf(ev('e@feed', 'Epsilon'));
+    etag = '"v4"';
+    await new CalendarSyncSchedule(inst.server.services, () => undefined).runOnce();
+    const events = await inst.api('GET', '/api/v1/calendar/events', { token });
+    expect(events.body.events.map((e: any) => e.title)).toEqual(['Epsilon']);
   });
 
   it('removes the subscription and its folder', async () => {

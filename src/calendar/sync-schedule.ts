@@ -1,0 +1,67 @@
+/**
+ * Refreshes on a schedule: every `QUIRE_CALENDAR_SYNC_MINUTES` (default 15; 0 turns it off)
+ * each enabled CalDAV account and each subscription of every user is refreshed, one after
+ * another (the machine's cores serve requests meanwhile). A failure is recorded on the account
+ * or subscription (`last_error`) and the next one still runs. Wired by the server's start-up.
+ */
+import type { Caller } from '../accounts/caller.js';
+import type { Services } from '../core/services.js';
+import type { Scope } from '../notes/access.js';
+import { allSubscriptions, enabledAccounts } from './account-store.js';
+import { runAccountSync } from './account.js';
+import { refreshSubscription } from './subscription.js';
+
+export function scheduleMinutes(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.QUIRE_CALENDAR_SYNC_MINUTES ?? 15);
+  return Number.isFinite(n) && n >= 0 ? n : 15;
+}
+
+async function scopeOf(services: Services, userId: string): Promise<Scope> {
+  const caller = { userId, homePrefix: null } as Caller;
+  const { vault, quotaBytes } = await services.vaults.forCaller(caller);
+  return { vault, index: await vault.whenReady(), quotaBytes, prefix: null };
+}
+
+export class CalendarSyncSchedule {
+  private timer: NodeJS.Timeout | null = null;
+  private round: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly services: Services,
+    private readonly log: (line: string) => void,
+    private readonly everyMs = scheduleMinutes() * 60_000,
+  ) {}
+
+  start(): void {
+    if (this.everyMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.round = this.round.then(() => this.runOnce());
+    }, this.everyMs);
+    this.timer.unref();
+  }
+
+  /** One round over every account and subscription (also what the tests call). */
+  async runOnce(): Promise<void> {
+    const { store, config } = this.services;
+    for (const a of enabledAccounts(store)) {
+      try {
+        await runAccountSync(config, store, await scopeOf(this.services, a.user_id), a);
+      } catch (e) {
+        this.log(`calendar sync of account ${a.id} failed: ${(e as Error).message}`);
+      }
+    }
+    for (const s of allSubscriptions(store)) {
+      try {
+        await refreshSubscription({ store, config, userId: s.user_id }, await scopeOf(this.services, s.user_id), s.id);
+      } catch (e) {
+        this.log(`calendar subscription ${s.id} refresh failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.round.catch(() => undefined);
+  }
+}
