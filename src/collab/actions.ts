@@ -8,6 +8,7 @@ import { defineAction } from '../actions/types.js';
 import { specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
 import { applyElements, exportCanvas } from './canvas.js';
+import { guestCollabSession } from './guest.js';
 import { historyPoints, previewPoint, restorePoint, undoAuthor } from './points.js';
 import { noteSession, sharedNoteSession } from './sessions.js';
 import { listShares, sharedNote, sharedWithMe, shareNote, unshareNote } from './sharing.js';
@@ -148,6 +149,8 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
+    // The guest session (from edit_session) comes in X-Guest-Session, a header the spec's row does not list.
+    handler: (ctx, input) => guestCollabSession(ctx, input.path.slug, (input as { headers?: Record<string, unknown> }).headers ?? {}),
   }),
   specAction('collab_shared_note_session', {
     summary: 'Opens a collaboration session on a Note another User shares with the caller. Browser flow only.',

@@ -28,8 +28,11 @@ import { etagOf } from '../vault/etag.js';
 import type { VaultChange } from '../vault/vault.js';
 import { authorKey, authorOfKey, DISK, type Author } from './authors.js';
 import { fileStem, historyDir, HistoryLog } from './history.js';
+import { docName, parseDocName, type DocRef } from './doc-ref.js';
+import { guestMayEdit, guestViewer } from './guest-links.js';
 import { ownerScope } from './owner.js';
 import { findShare } from './share-store.js';
+import { findUserById } from '../store/users.js';
 import { TicketKey, type Ticket } from './tickets.js';
 import { diffText, merge3 } from './text-diff.js';
 
@@ -47,19 +50,7 @@ export class AuthoredChange {
 
 const LOADING = Symbol('loading');
 
-export interface DocRef {
-  ownerId: string;
-  noteId: string;
-}
-
-export function docName(ref: DocRef): string {
-  return `note/${ref.ownerId}/${ref.noteId}`;
-}
-
-export function parseDocName(name: string): DocRef | null {
-  const m = /^note\/([^/]+)\/(.+)$/.exec(name);
-  return m ? { ownerId: m[1]!, noteId: m[2]! } : null;
-}
+export { docName, parseDocName, type DocRef } from './doc-ref.js';
 
 /** Applies the edits that turn the text's current content into `next`, last first so positions hold. */
 export function setText(text: Y.Text, next: string): void {
@@ -70,9 +61,6 @@ export function setText(text: Y.Text, next: string): void {
     if (e.ins) text.insert(e.pos, e.ins);
   }
 }
-
-/** Decides whether a guest ticket's link still allows editing (set by the public-link area's wiring). */
-export type GuestCheck = (viewer: string, ref: DocRef) => boolean;
 
 /**
  * Every update goes out to every other client of the document: one WebSocket frame each, and
@@ -270,7 +258,6 @@ export class CollabHub {
   private readonly key: TicketKey;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 });
   private detach: (() => void) | null = null;
-  guestCheck: GuestCheck = () => false;
 
   constructor(
     private readonly services: Services,
@@ -329,11 +316,10 @@ export class CollabHub {
   private accessOf(t: Ticket): 'view' | 'edit' | null {
     const ref = parseDocName(t.d);
     if (!ref) return null;
-    const users = this.services.store.snapshot().users;
-    const owner = users.find((u) => u.id === ref.ownerId);
+    const owner = findUserById(this.services.store, ref.ownerId);
     if (!owner || owner.disabled) return null;
-    if (t.v.startsWith('guest:')) return this.guestCheck(t.v, ref) ? 'edit' : null;
-    const viewer = users.find((u) => u.id === t.v);
+    if (t.v.startsWith('guest:')) return guestMayEdit(this.services.store, t.v, ref, this.now()) ? 'edit' : null;
+    const viewer = findUserById(this.services.store, t.v);
     if (!viewer || viewer.disabled) return null;
     if (t.v === ref.ownerId) return 'edit';
     return findShare(this.services.store, ref.ownerId, ref.noteId, t.v)?.access ?? null;
@@ -346,6 +332,22 @@ export class CollabHub {
     const c = this.services.config;
     const base = (c.publicBaseUrl ?? c.listenUrl ?? `http://${c.host}:${c.port}`).replace(/^http/, 'ws');
     return { url: base + COLLAB_WS_PATH, name, token };
+  }
+
+  /**
+   * A guest editing session on one public link (`edit_session`): a signed token naming the
+   * link's slug and the guest, which `collab_public_edit_session` turns into tickets.
+   */
+  guestSession(slug: string, guest: string, ttlMs: number): { token: string; expiresAt: number } {
+    const now = this.now();
+    const token = this.key.issue({ d: `guest/${slug}`, v: guestViewer(slug, guest), a: authorKey({ guest, link: slug }), ro: false }, now, ttlMs);
+    return { token, expiresAt: now + ttlMs };
+  }
+
+  /** The guest a guest-session token names for this slug, or null when forged, expired or for another link. */
+  guestOf(token: string, slug: string): string | null {
+    const t = this.key.verify(token, this.now());
+    return t && t.d === `guest/${slug}` ? t.v.slice(guestViewer(slug, '').length) : null;
   }
 
   /** Cuts the open connections of one viewer to one document (an unshare takes effect at once). */

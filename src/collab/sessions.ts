@@ -2,6 +2,7 @@
 import type { ActionContext } from '../actions/context.js';
 import type { Caller } from '../accounts/caller.js';
 import type { Services } from '../core/services.js';
+import { findSessionById } from '../store/sessions.js';
 import { checkWritable, openScope } from '../notes/access.js';
 import { findNote } from '../notes/notes.js';
 import type { Author } from './authors.js';
@@ -13,7 +14,7 @@ import { sharedNote } from './sharing.js';
 export function authorOfCaller(services: Services, caller: Caller): Author {
   if (caller.credential.kind === 'session' && caller.credential.sessionKind === 'installation') {
     const id = caller.credential.id;
-    const name = services.store.snapshot().sessions.find((s) => s.id === id)?.installation_name;
+    const name = findSessionById(services.store, id)?.installation_name;
     if (name) return { user: caller.username, installation: name };
   }
   return { user: caller.username };

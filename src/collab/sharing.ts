@@ -9,18 +9,19 @@ import { openScope, type Scope } from '../notes/access.js';
 import { findNote } from '../notes/notes.js';
 import type { NoteEntry } from '../index/home-index.js';
 import type { UserRecord } from '../store/schema.js';
+import { findUserById, findUserByName } from '../store/users.js';
 import { hubIfAny } from './hub.js';
 import { callerOf, ownerScope } from './owner.js';
 import { findShare, putShare, removeShare, sharesOfNote, sharesWithUser, type ShareAccess } from './share-store.js';
 
 function userByName(services: Services, username: string, field: string): UserRecord {
-  const u = services.store.snapshot().users.find((x) => x.username === username && !x.disabled);
-  if (!u) throw errors.notFound(`No user ${JSON.stringify(username)}`, { field });
+  const u = findUserByName(services.store, username);
+  if (!u || u.disabled) throw errors.notFound(`No user ${JSON.stringify(username)}`, { field });
   return u;
 }
 
 function usernameOf(services: Services, id: string): string | null {
-  return services.store.snapshot().users.find((u) => u.id === id)?.username ?? null;
+  return findUserById(services.store, id)?.username ?? null;
 }
 
 const shareView = (services: Services, s: { user_id: string; access: ShareAccess; created_at: number; note_id: string }) => ({
@@ -75,7 +76,8 @@ export async function sharedWithMe(ctx: ActionContext) {
 /** A Note another user shares with the caller, and the access they gave; 404 when not shared (no hint that it exists). */
 export async function sharedNote(ctx: ActionContext, ownerName: string, noteId: string): Promise<{ scope: Scope; note: NoteEntry; access: ShareAccess; ownerId: string }> {
   const caller = callerOf(ctx);
-  const owner = ctx.services.store.snapshot().users.find((u) => u.username === ownerName && !u.disabled);
+  const found = findUserByName(ctx.services.store, ownerName);
+  const owner = found && !found.disabled ? found : undefined;
   const share = owner ? findShare(ctx.services.store, owner.id, noteId, caller.userId) : null;
   if (!owner || !share) throw errors.notFound(`No note ${noteId} shared with you by ${ownerName}`, { id: noteId });
   const scope = await ownerScope(ctx.services, owner.id);

@@ -47,8 +47,8 @@ export class TicketKey {
     }
   }
 
-  issue(t: Omit<Ticket, 'exp'>, now: number): string {
-    const body = Buffer.from(JSON.stringify({ ...t, exp: now + TICKET_TTL_MS })).toString('base64url');
+  issue(t: Omit<Ticket, 'exp'>, now: number, ttlMs = TICKET_TTL_MS): string {
+    const body = Buffer.from(JSON.stringify({ ...t, exp: now + ttlMs })).toString('base64url');
     return `qcollab_${body}.${this.sign(body)}`;
   }
 

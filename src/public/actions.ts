@@ -3,11 +3,12 @@
  * Every route takes path `slug` and accepts the optional header `X-Public-Password`.
  * What a visitor gets is built here (visitor.ts); the management actions the spec does not
  * show are in link-actions.ts, the file drop (tus) in upload-actions.ts. Guest editing
- * (edit_*) goes with collaboration and answers 501 until then. docs/public-links.md.
+ * (edit_*) is collaboration's (src/collab/guest.ts, docs/collaboration.md). docs/public-links.md.
  */
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { specAction } from '../actions/spec.js';
 import type { ActionContext } from '../actions/context.js';
+import { guestRead, guestWrite, startGuestSession } from '../collab/guest.js';
 import { openLink } from './access.js';
 import { actions as linkActions } from './link-actions.js';
 import { actions as uploadActions } from './upload-actions.js';
@@ -51,10 +52,12 @@ export const actions = [
   specAction('edit_read', {
     summary: 'Reads the document of an editable Public link, with its current ETag. Browser flow only.',
     input: { path: SlugPath, headers: PasswordOnly },
+    handler: (ctx, { path, headers }) => guestRead(ctx, path.slug, headers['x-public-password']),
   }),
   specAction('edit_session', {
     summary: 'Starts a guest editing session on an editable Public link. Browser flow only.',
     input: { path: SlugPath, headers: PasswordOnly },
+    handler: (ctx, { path, headers }) => startGuestSession(ctx, path.slug, headers['x-public-password']),
   }),
   specAction('edit_write', {
     summary:
@@ -65,6 +68,7 @@ export const actions = [
         'if-match': Type.String({ description: 'Current ETag of the text file' }),
       }),
     },
+    handler: (ctx, { path, headers }) => guestWrite(ctx, path.slug, headers['x-public-password'], headers['if-match']),
   }),
   specAction('entries', {
     summary:
