@@ -93,7 +93,13 @@ export function parseXml(body: string): XmlNode {
   if (/<!DOCTYPE|<!ENTITY/i.test(body)) throw new XmlError('a DTD is not allowed in a request body');
   const valid = XMLValidator.validate(body);
   if (valid !== true) throw new XmlError(`${valid.err.msg} (line ${valid.err.line})`);
-  const doc = parser.parse(body) as Raw[];
+  let doc: Raw[];
+  try {
+    doc = parser.parse(body) as Raw[];
+  } catch (e) {
+    // The parser's own limits (nesting depth) throw plain Errors.
+    throw new XmlError((e as Error).message);
+  }
   for (const raw of doc) {
     const n = convert(raw, {});
     if (n) return n;

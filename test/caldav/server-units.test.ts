@@ -12,7 +12,7 @@ import { hrefs, parseDavPath } from '../../src/caldav/paths.js';
 import { parseFilter, parseUtc, textMatches, type TextMatch } from '../../src/caldav/query.js';
 import { UserDavState } from '../../src/caldav/state.js';
 import { colorFromApple } from '../../src/caldav/writes.js';
-import { errorXml, multistatus, NS, parseXml, Prefixes, responseXml } from '../../src/caldav/xml.js';
+import { errorXml, multistatus, NS, parseXml, Prefixes, responseXml, XmlError } from '../../src/caldav/xml.js';
 import { tempDir } from '../helpers/instance.js';
 
 describe('XML in', () => {
@@ -42,6 +42,11 @@ describe('XML in', () => {
   ])('refuses %s', (body, message) => {
     expect(() => parseXml(body)).toThrow(message);
   });
+});
+
+it('refuses a body nested too deep as malformed XML, not as an internal error', () => {
+  const body = `<d:a xmlns:d="DAV:">${'<d:b>'.repeat(20_000)}${'</d:b>'.repeat(20_000)}</d:a>`;
+  expect(() => parseXml(body)).toThrow(XmlError);
 });
 
 describe('XML out', () => {
