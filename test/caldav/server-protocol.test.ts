@@ -279,6 +279,40 @@ describe('calendars', () => {
   });
 });
 
+describe('hostile or odd requests get a 4xx (or their answer), never a 5xx, and change nothing', () => {
+  const C = 'xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"';
+  it.each([
+    ['PUT', '/dav/calendars/ann/', 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n', {}, 405],
+    ['PUT', '/dav/calendars/ann/Nope/x.ics', ics('nope-1', ['DTSTART:20260101T000000Z']), {}, 409],
+    ['PUT', `/dav/calendars/ann/Personal/${'n'.repeat(300)}.ics`, ics('long-1', ['DTSTART:20260101T000000Z']), {}, 400],
+    ['PUT', '/dav/calendars/ann/Personal/x.ics', '\u0000\u0001binary', {}, 403],
+    ['PUT', '/dav/calendars/ann/Personal/x.ics', ics('x-1', ['DTSTART:20260101T000000Z']), { 'if-match': 'garbage' }, 412],
+    ['DELETE', '/dav/calendars/ann/Personal/', undefined, {}, 403],
+    ['DELETE', '/dav/calendars/ann/Personal/missing.ics', undefined, {}, 404],
+    ['REPORT', '/dav/calendars/ann/Personal/', undefined, {}, 400],
+    ['REPORT', '/dav/calendars/ann/Personal/', `<d:expand-property ${C}/>`, {}, 403],
+    ['REPORT', '/dav/calendars/ann/', `<d:sync-collection ${C}><d:sync-token/></d:sync-collection>`, {}, 403],
+    ['REPORT', '/dav/calendars/ann/Personal/', `<d:sync-collection ${C}><d:sync-token/><d:limit><d:nresults>-1</d:nresults></d:limit></d:sync-collection>`, {}, 400],
+    ['REPORT', '/dav/calendars/ann/Personal/', `<c:calendar-multiget ${C}><d:prop><d:getetag/></d:prop><d:href>http://[::1</d:href><d:href>/dav/calendars/bob/P/x.ics</d:href></c:calendar-multiget>`, {}, 207],
+    ['REPORT', '/dav/calendars/ann/Personal/', `<c:calendar-query ${C}><c:filter><c:comp-filter/></c:filter></c:calendar-query>`, {}, 403],
+    ['PROPFIND', '/dav/calendars/ann/Personal/', undefined, { depth: 'two' }, 400],
+    ['PROPFIND', '/dav/calendars/ann/Personal/', `<d:propertyupdate ${C}/>`, { depth: '0' }, 400],
+    ['PROPPATCH', '/dav/calendars/ann/Personal/', undefined, {}, 400],
+    ['PROPPATCH', '/dav/calendars/ann/Personal/', `<d:propertyupdate ${C}><d:set><d:prop><d:displayname>  </d:displayname></d:prop></d:set></d:propertyupdate>`, {}, 207],
+    ['MKCALENDAR', '/dav/calendars/ann/Personal/x.ics', undefined, {}, 403],
+    ['MKCALENDAR', '/dav/calendars/ann/.hidden/', undefined, {}, 403],
+    ['MKCOL', '/dav/calendars/ann/Plain/', undefined, {}, 403],
+    ['MKCOL', '/dav/calendars/ann/Plain/', `<d:mkcol ${C}><d:set><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop></d:set></d:mkcol>`, {}, 403],
+    // Fastify refuses a malformed percent-encoding before the route (the app's 400).
+    ['GET', '/dav/calendars/ann/Personal/%E0%A4%A.ics', undefined, {}, 400],
+  ] as const)('%s %s', async (method, route, body, headers, status) => {
+    const before = fs.readdirSync(path.join(inst.dataDir, 'homes', 'ann', 'Calendars')).sort();
+    const r = await dav(method, route, { body, headers: { ...headers } });
+    expect(r.status, r.text).toBe(status);
+    expect(fs.readdirSync(path.join(inst.dataDir, 'homes', 'ann', 'Calendars')).sort()).toEqual(before);
+  });
+});
+
 it("the setup profile's principal URL, port and TLS flag lead to this server's principal", async () => {
   const ap = await inst.api('POST', '/api/v1/auth/app-passwords', { token, body: { name: 'iPhone' } });
   const c = await inst.api('POST', `/api/v1/auth/app-passwords/${ap.body.app_password.id}/profiles`, { token, body: { password: ap.body.password } });
