@@ -122,7 +122,7 @@ it('follows changes with sync-collection tokens', async () => {
     const r = await c.syncCollection({ url: cal.url, props, syncLevel: 1, syncToken: cal2.syncToken as string });
     return r.some((x) => x.href?.endsWith('/dentist@test.ics')) ? r : null;
   });
-  expect(fourth.filter((x) => x.href).length).toBe(1);
+  expect(fourth!.filter((x) => x.href).length).toBe(1);
   const [moved] = await c.fetchCalendarObjects({ calendar: cal, objectUrls: [`${cal.url}dentist@test.ics`] });
   expect(moved?.data).toContain('SUMMARY:Dentist (moved)');
 });
