@@ -2,7 +2,8 @@
  * File drop throughput (issue 23): a 1 GiB file uploaded through tus (tus-js-client reading
  * the file by path, one PATCH) to a file drop link on loopback, against `cp` of the same file on the
  * same disk, and the server's RSS growth during the upload (sampled every 20 ms in the server's
- * process). Goals: at least 50% of cp's throughput, at most 50 MB of RSS growth.
+ * process). Best of three runs of each. Goals: at least 50% of cp's throughput, at most 50 MB
+ * of RSS growth.
  *   tsx bench/public-upload.ts [--mb 1024]      (also a section of npm run bench)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,6 +15,8 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Upload } from 'tus-js-client';
 import { benchScript, mb, parseArgs, round } from './lib.js';
+
+const RUNS = 3;
 
 interface Server {
   url: string;
@@ -73,23 +76,37 @@ export async function runPublicUploadBench(opts: { mb?: number; log?: (s: string
     const src = path.join(root, 'source.bin');
     makeFile(src, size);
     // Both runs write to the page cache of the same disk; neither waits for fsync.
-    spawnSync('sync');
-    let t = performance.now();
-    const cp = spawnSync('cp', [src, path.join(root, 'copy.bin')]);
-    const cpS = (performance.now() - t) / 1000;
-    if (cp.status !== 0) throw new Error(`cp failed: ${cp.stderr}`);
-    fs.rmSync(path.join(root, 'copy.bin'));
+    // Best of RUNS for each: on a shared machine other processes slow single runs by 2x.
+    let cpS = Infinity;
+    for (let i = 0; i < RUNS; i++) {
+      spawnSync('sync');
+      const t = performance.now();
+      const cp = spawnSync('cp', [src, path.join(root, 'copy.bin')]);
+      cpS = Math.min(cpS, (performance.now() - t) / 1000);
+      if (cp.status !== 0) throw new Error(`cp failed: ${cp.stderr}`);
+      fs.rmSync(path.join(root, 'copy.bin'));
+    }
     spawnSync('sync');
 
     const server = await startServer(path.join(root, 'data'));
     try {
-      const before = await server.ask('reset');
-      t = performance.now();
-      await upload(server, src, size);
-      const tusS = (performance.now() - t) / 1000;
-      const after = await server.ask('rss');
-      const placed = path.join(root, 'data', 'homes', 'drop', 'Inbox', 'big.bin');
-      if (fs.statSync(placed).size !== size) throw new Error('the uploaded file has the wrong size');
+      let tusS = Infinity;
+      let growth = 0;
+      let cpuS = Infinity;
+      let before = { rss: 0, peak: 0, cpuS: 0 };
+      let after = before;
+      for (let i = 0; i < RUNS; i++) {
+        before = await server.ask('reset');
+        const t = performance.now();
+        await upload(server, src, size);
+        tusS = Math.min(tusS, (performance.now() - t) / 1000);
+        after = await server.ask('rss');
+        growth = Math.max(growth, after.peak - before.rss);
+        cpuS = Math.min(cpuS, after.cpuS - before.cpuS);
+        const placed = path.join(root, 'data', 'homes', 'drop', 'Inbox', 'big.bin');
+        if (fs.statSync(placed).size !== size) throw new Error('the uploaded file has the wrong size');
+        fs.rmSync(placed);
+      }
       const out = {
         sizeMB: mb(size),
         cpS: round(cpS),
@@ -99,9 +116,10 @@ export async function runPublicUploadBench(opts: { mb?: number; log?: (s: string
         ratio: round(cpS / tusS),
         rssBeforeMB: mb(before.rss),
         rssPeakMB: mb(after.peak),
-        rssGrowthMB: mb(after.peak - before.rss),
+        /** The largest growth of the runs. */
+        rssGrowthMB: mb(growth),
         // CPU the server spent per GiB: a figure other processes on the machine hardly move.
-        serverCpuSPerGiB: round((after.cpuS - before.cpuS) / (size / 1024 ** 3)),
+        serverCpuSPerGiB: round(cpuS / (size / 1024 ** 3)),
       };
       const goals = { throughput: out.ratio >= 0.5, rss: out.rssGrowthMB <= 50 };
       log(`file drop: ${out.sizeMB} MB via tus ${out.tusS} s (${out.tusMBps} MB/s) vs cp ${out.cpS} s (${out.cpMBps} MB/s): ${Math.round(out.ratio * 100)}% of cp (goal >= 50%: ${goals.throughput ? 'met' : 'MISSED'}); server RSS ${out.rssBeforeMB} -> peak ${out.rssPeakMB} MB, +${out.rssGrowthMB} MB (goal <= 50: ${goals.rss ? 'met' : 'MISSED'}); server CPU ${out.serverCpuSPerGiB} s/GiB`);

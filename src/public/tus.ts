@@ -9,10 +9,10 @@
 import fs, { promises as fsp } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import nodePath from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileStore } from '@tus/file-store';
-import { ERRORS, Server, Upload } from '@tus/server';
+import { ERRORS, Server, StreamLimiter, Upload } from '@tus/server';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import { paths } from '../core/config.js';
 import { AppError, toAppError } from '../core/errors.js';
@@ -238,11 +238,68 @@ function dropFor(services: Services): Drop {
       return undefined;
     },
   });
+  streamNodeBodies(server, store);
   drop = { server, store };
   drops.set(services, drop);
   const sweep = () => void store.deleteExpired().catch((e) => console.error('[quire] file drop: removing expired uploads failed:', e));
   setInterval(sweep, Math.min(expiry, 60 * 60 * 1000)).unref();
   return drop;
+}
+
+/** Marks a request body as the socket's own Node stream (see streamNodeBodies). */
+const NODE_BODY = Symbol('quire.nodeBody');
+type NodeBody = { [NODE_BODY]: IncomingMessage };
+
+type WriteToStore = (body: unknown, upload: Upload, maxSize: number, context: { signal: AbortSignal }) => Promise<number>;
+
+/**
+ * @tus/server reads a body as a web stream, and its Node adapter makes that web stream from the
+ * socket's Node stream, which the handler turns back into a Node stream: two conversions of
+ * every 64 KiB chunk, most of the server's CPU per uploaded byte besides the kernel's copy.
+ * For HTTP requests the body is marked with the Node stream itself, and the PATCH and POST
+ * handlers' writeToStore (a method of theirs, not part of the options) reads it directly, with
+ * the same size limit and the same ending when another request takes the upload's lock.
+ */
+function streamNodeBodies(server: Server, store: DropStore): void {
+  const handlers = (server as unknown as { handlers: Record<string, { writeToStore: WriteToStore }> }).handlers;
+  for (const method of ['PATCH', 'POST']) {
+    const handler = handlers[method]!;
+    const viaWeb = handler.writeToStore.bind(handler);
+    handler.writeToStore = async (body, upload, maxSize, context): Promise<number> => {
+      const node = (body as Partial<NodeBody> | null)?.[NODE_BODY];
+      if (!node) return viaWeb(body, upload, maxSize, context);
+      if (context.signal.aborted) throw ERRORS.ABORTED;
+      const proxy = new PassThrough({ highWaterMark: WRITE_BUFFER });
+      let sourceFailed = false;
+      const onSourceError = (e: Error) => {
+        sourceFailed = true;
+        node.unpipe(proxy);
+        if (!context.signal.aborted) proxy.destroy(e);
+      };
+      node.on('error', onSourceError);
+      // Another request wants the lock: stop reading and keep what arrived.
+      const onAbort = () => {
+        node.unpipe(proxy);
+        if (!proxy.destroyed) proxy.end();
+      };
+      context.signal.addEventListener('abort', onAbort, { once: true });
+      const limiter = new StreamLimiter(maxSize);
+      let limitError: unknown = null;
+      limiter.on('error', (e) => (limitError = e));
+      proxy.on('error', (e) => limiter.destroy(e));
+      node.pipe(proxy).pipe(limiter);
+      try {
+        return await store.write(limiter, upload.id, upload.offset);
+      } catch (e) {
+        node.unpipe(proxy);
+        // The client went away: tus's own answer for it. Over the length: the limiter's 413.
+        throw sourceFailed ? ERRORS.ABORTED : (limitError ?? e);
+      } finally {
+        node.off('error', onSourceError);
+        context.signal.removeEventListener('abort', onAbort);
+      }
+    };
+  }
 }
 
 /** The tus error a status stands for, as the envelope's code and a reason. */
@@ -304,6 +361,7 @@ export async function handleTus(services: Services, req: Request): Promise<Respo
 export async function serveTus(services: Services, req: IncomingMessage, res: ServerResponse, password: string | undefined): Promise<number> {
   const request = new NodeRequest({ req, res }) as unknown as Request;
   if (password !== undefined) cookiePasswords.set(request, password);
+  if (req.method === 'PATCH' || req.method === 'POST') Object.defineProperty(request, 'body', { value: { [NODE_BODY]: req } satisfies NodeBody });
   const response = await handleTus(services, request);
   await sendNodeResponse(res, response);
   return response.status;
