@@ -22,6 +22,7 @@ import { registerFeedRoute } from './calendar/feed-route.js';
 import { registerCalDav } from './caldav/routes.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
 import { CalendarSyncSchedule } from './calendar/sync-schedule.js';
+import { migrateLegacyCalendarAccounts } from './integrations/store.js';
 import { attachCollab } from './collab/hub.js';
 
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
@@ -63,6 +64,8 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const log = input.log ?? ((line: string) => console.log(line));
   const services = await openServices(config, log);
   const setupToken = await issueSetupTokenIfEmpty(services);
+  // Calendar accounts made before Connected Accounts become their CalDAV sides (idempotent).
+  await migrateLegacyCalendarAccounts(services.store);
   const app = buildApp({ services, actions: registry, extend: (a) => {
     registerWeb(a, services);
     registerFeedRoute(a, services);

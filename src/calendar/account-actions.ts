@@ -74,7 +74,7 @@ export const actions = [
   specAction('calendar_update_account', {
     summary: 'Enables or disables a CalDAV account; a disabled account is not synced and its calendars are hidden.',
     input: { path: AccountId, body: Obj({ enabled: Type.Boolean() }) },
-    handler: (ctx, { path, body }) => acc.setAccountEnabled(ctx, path.id, body.enabled),
+    handler: async (ctx, { path, body }) => acc.setAccountEnabled(ctx.services.store, await openScope(ctx), callerOf(ctx).userId, path.id, body.enabled),
   }),
   specAction('calendar_update_subscription', {
     summary: 'Changes the color, name or visibility of a calendar subscription.',

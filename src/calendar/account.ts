@@ -102,8 +102,7 @@ const jobReply = (r: { job: JobRecord | null; result?: unknown }) => reply(r, { 
 export async function createAccountAction(ctx: ActionContext, body: { endpoint: string; username: string; app_password: string }) {
   const scope = await openScope(ctx);
   const rec = await connectAccount(ctx.services.config, ctx.services.store, scope, callerOf(ctx).userId, { endpoint: body.endpoint, username: body.username, password: body.app_password });
-  const { job } = await launch(ctx, 'calendar_sync', { account_id: rec.id }, (progress) => runAccountSync(ctx.services.config, ctx.services.store, scope, rec, { progress }));
-  return reply({ account: accountView(rec), job }, { status: 201 });
+  return reply({ account: accountView(rec), job: await startFirstSync(ctx, scope, rec) }, { status: 201 });
 }
 
 export function listAccountViews(ctx: ActionContext) {
@@ -111,12 +110,15 @@ export function listAccountViews(ctx: ActionContext) {
 }
 
 /** Disabling stops its syncs and hides its calendars (visible: false in each calendar.json); enabling shows them again. */
-export async function setAccountEnabled(ctx: ActionContext, id: string, enabled: boolean) {
-  const userId = callerOf(ctx).userId;
-  const before = getAccount(ctx.services.store, userId, id);
-  const scope = await openScope(ctx);
+export async function setAccountEnabled(store: SidecarStore, scope: Scope, userId: string, id: string, enabled: boolean) {
+  const before = getAccount(store, userId, id);
   if (before.enabled !== enabled) for (const c of before.calendars) await patchMirrorMeta(scope, c.calendar_id, { visible: enabled });
-  return accountView(await patchAccount(ctx.services.store, userId, id, { enabled }));
+  return accountView(await patchAccount(store, userId, id, { enabled }));
+}
+
+/** Starts the first sync of a freshly connected account as a job of the caller. */
+export async function startFirstSync(ctx: ActionContext, scope: Scope, rec: CalendarAccountRecord): Promise<JobRecord | null> {
+  return (await launch(ctx, 'calendar_sync', { account_id: rec.id }, (progress) => runAccountSync(ctx.services.config, ctx.services.store, scope, rec, { progress }))).job;
 }
 
 /** Removes the account, its mirror folders (files changed since their last sync stay) and its sync state. */
