@@ -146,11 +146,15 @@ function appleColor(c: string): string {
   return `#${hex.toUpperCase()}`;
 }
 
-/** Privileges the caller holds on a resource: reading always; writing with data:write inside the Home prefix. */
+/**
+ * Privileges the caller holds on a resource: reading always; writing with data:write inside the
+ * Home prefix; of a subscription's read-only mirror, only its name and colour.
+ */
 function privileges(ctx: DavContext, px: Prefixes, r: Resource): string {
   const where = r.kind === 'calendar' || r.kind === 'object' ? folderOf(r.cal.id) + '/' : CALENDARS_DIR + '/';
   const names = ['read', 'read-current-user-privilege-set'];
-  if (canWrite(ctx.caller) && visible(ctx.scope, where)) names.push('write', 'write-content', 'write-properties', 'bind', 'unbind');
+  const readOnly = (r.kind === 'calendar' || r.kind === 'object') && r.cal.meta.readOnly;
+  if (canWrite(ctx.caller) && visible(ctx.scope, where)) names.push(...(readOnly ? ['write-properties'] : ['write', 'write-content', 'write-properties', 'bind', 'unbind']));
   return names.map((n) => element(px, NS.dav, 'privilege', element(px, NS.dav, n))).join('');
 }
 

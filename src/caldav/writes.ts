@@ -7,7 +7,7 @@
  * `updateCalendar`'s; a new calendar is its `calendar.json`
  * (docs/caldav.md, "Writes").
  */
-import { calendarIndexOf } from '../calendar/calendar-index.js';
+import { calendarIndexOf, type CalendarEntry } from '../calendar/calendar-index.js';
 import { createEvent, updateCalendar } from '../calendar/events.js';
 import { mergeUpdate, parseEvent, type ParsedIcs } from '../calendar/ics.js';
 import { checkCalendarId, checkColor, fileNameForUid, metaPathOf, metaText, parseMeta, readOrNull, writeFile } from '../calendar/storage.js';
@@ -52,11 +52,17 @@ function parseBody(text: string): ParsedIcs {
 
 const preconditionFailed = (message: string) => new DavError(412, message);
 
+/** A subscription's mirror changes only when it is refreshed (the API refuses the same writes: read_only_calendar). */
+function checkNotReadOnly(cal: CalendarEntry): void {
+  if (cal.meta.readOnly) throw precondition(403, NS.dav, 'need-privileges', `Calendar ${JSON.stringify(cal.id)} is a read-only subscription; its events change only when it is refreshed`);
+}
+
 export async function putObject(ctx: DavContext, t: DavTarget, req: Req): Promise<Out> {
   if (t.kind !== 'object') throw new DavError(405, 'PUT creates or replaces an event inside a calendar', undefined, { allow: 'OPTIONS, GET, PROPFIND, PROPPATCH, REPORT, MKCALENDAR' });
   const cal = calendarOf(ctx, t.user, t.calendar);
   if (!cal) throw new DavError(409, `No calendar ${JSON.stringify(t.calendar)}; create it first (MKCALENDAR)`);
   if (!validResourceName(t.name)) throw new DavError(400, 'The resource name must be one path segment of at most 255 bytes without control characters');
+  checkNotReadOnly(cal);
   const existing = ctx.state.view(ctx.index, cal.id).byName.get(t.name);
   const ifMatch = header(req, 'if-match');
   const ifNoneMatch = header(req, 'if-none-match');
@@ -112,7 +118,8 @@ export async function deleteObject(ctx: DavContext, t: DavTarget, req: Req): Pro
   if (t.kind !== 'object') throw new DavError(405, 'Only events are deleted over CalDAV');
   const cal = calendarOf(ctx, t.user, t.calendar);
   const existing = cal ? ctx.state.view(ctx.index, cal.id).byName.get(t.name) : undefined;
-  if (!existing) throw new DavError(404, 'No such resource');
+  if (!cal || !existing) throw new DavError(404, 'No such resource');
+  checkNotReadOnly(cal);
   const ifMatch = header(req, 'if-match');
   if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, existing.etag)) throw preconditionFailed('The event changed since you read it (If-Match)');
   checkWritable(ctx.scope, existing.path);

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { eventually } from '../helpers/wait.js';
 
 let inst: TestInstance;
 let token: string;
@@ -266,6 +267,27 @@ describe('calendars', () => {
     expect(still.name).toBe('Private');
     const color = await dav('PROPFIND', '/dav/calendars/ann/Personal/', { headers: { depth: '0' }, body: propfind('<i:calendar-color/><d:displayname/>') });
     expect(color.text).toContain('<ical:calendar-color>#FF8800</ical:calendar-color>');
+  });
+
+  it("a subscription's read-only mirror is read-only over DAV too: no PUT, no DELETE, no write privilege", async () => {
+    const dir = path.join(inst.dataDir, 'homes', 'ann', 'Calendars', 'Holidays');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'calendar.json'), JSON.stringify({ name: 'Holidays', read_only: true, source: { kind: 'subscription', id: 'x' } }));
+    fs.writeFileSync(path.join(dir, 'h1.ics'), ics('h1', ['DTSTART;VALUE=DATE:20261225', 'SUMMARY:Christmas']));
+    const url = '/dav/calendars/ann/Holidays/h1.ics';
+    const got = await eventually(async () => {
+      const r = await dav('GET', url);
+      return r.status === 200 ? r : null;
+    });
+    const put = await dav('PUT', url, { headers: { 'if-match': got.headers.get('etag')! }, body: got.text.replace('Christmas', 'Xmas') });
+    expect(put.status).toBe(403);
+    expect(put.text).toContain('<d:need-privileges/>');
+    expect((await dav('PUT', '/dav/calendars/ann/Holidays/new.ics', { body: ics('h2', ['DTSTART;VALUE=DATE:20261226']) })).status).toBe(403);
+    expect((await dav('DELETE', url)).status).toBe(403);
+    expect(fs.readdirSync(dir).sort()).toEqual(['calendar.json', 'h1.ics']);
+    const privs = await dav('PROPFIND', '/dav/calendars/ann/Holidays/', { headers: { depth: '0' }, body: propfind('<d:current-user-privilege-set/>') });
+    expect(privs.text).not.toContain('<d:write-content/>');
+    expect(privs.text).toContain('<d:read/>');
   });
 
   it('MKCALENDAR makes a calendar folder with its name; a second one answers resource-must-be-null', async () => {
