@@ -104,12 +104,20 @@ class Binding {
     private readonly syncFile: string,
     private readonly onError: (e: unknown) => void,
     now: () => number,
+    private readonly onGone: () => void,
   ) {
     this.stopWatching = scope.vault.onChange((c) => this.onVaultChange(c));
     // Every update is a point, but for the replay of the points themselves.
     doc.on('update', (update: Uint8Array, origin: unknown) => {
       if (origin !== LOADING) log.append(authorKey(authorOfOrigin(origin)), update, now());
     });
+  }
+
+  /** The file was deleted: the document stops writing (a deleted file is not brought back) and its editors are let go. */
+  private gone(): void {
+    if (this.deleted) return;
+    this.deleted = true;
+    this.onGone();
   }
 
   get text(): Y.Text {
@@ -172,7 +180,7 @@ class Binding {
     }
     if (c.path !== this.path) return;
     if (c.kind === 'delete') {
-      this.deleted = true;
+      this.gone();
       return;
     }
     if (c.etag === this.synced.etag || c.etag === this.writingEtag) return;
@@ -187,7 +195,7 @@ class Binding {
       r = await this.scope.vault.home.read(this.path);
     } catch (e) {
       if (e instanceof AppError && e.status === 404) {
-        this.deleted = true;
+        this.gone();
         return;
       }
       throw e;
@@ -219,7 +227,7 @@ class Binding {
         if (!(e instanceof AppError)) throw e;
         if (e.status === 404) {
           // Deleted under us: a deleted file is not brought back by an editor still open.
-          this.deleted = true;
+          this.gone();
           return;
         }
         if (e.status !== 412) throw e;
@@ -374,7 +382,7 @@ export class CollabHub {
     const files = this.historyFiles(ref);
     const log = await HistoryLog.open(files.log, this.now());
     const onError = (e: unknown) => this.log(`collab ${name}: ${(e as Error)?.message ?? e}`);
-    const b = new Binding(ref, doc, scope, note.path, log, files.sync, onError, () => this.now());
+    const b = new Binding(ref, doc, scope, note.path, log, files.sync, onError, () => this.now(), () => this.hp.closeConnections(name));
     try {
       await b.load();
     } catch (e) {

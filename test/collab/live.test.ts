@@ -137,6 +137,20 @@ describe('sessions', () => {
     await expect(connect(s)).rejects.toThrow(/refused: not-shared/);
   });
 
+  it('a file deleted on disk lets its editors go and is not brought back by them', async () => {
+    writeFile('Notes/Gone.md', '---\nid: gone\n---\nbye\n');
+    await waitFor('the note to be indexed', async () => (await inst.api('GET', '/api/v1/notes/gone', { token: ann.token })).status === 200);
+    const p = await connect((await inst.api('GET', '/api/v1/collab/notes/gone', { token: ann.token })).body);
+    let closed = false;
+    p.on('close', () => (closed = true));
+    fs.rmSync(path.join(home, 'Notes/Gone.md'));
+    await waitFor('the editor to be let go', () => closed, 5000);
+    textOf(p).insert(0, 'typed after the delete ');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(fs.existsSync(path.join(home, 'Notes/Gone.md'))).toBe(false);
+    p.destroy();
+  });
+
   it('N=8 clients typing at random converge, and the file at rest equals the document', async () => {
     const clients: Awaited<ReturnType<typeof connect>>[] = [];
     for (let i = 0; i < 8; i++) clients.push(await connect((await inst.api('GET', '/api/v1/collab/notes/many', { token: ann.token })).body));
