@@ -201,6 +201,32 @@ describe('who may upload', () => {
   });
 });
 
+describe('the owner\'s quota', () => {
+  it('counts: 413 at creation when the length does not fit, 507 when the file no longer fits at the end, and nothing is placed then', async () => {
+    const owner = await rig.inst.user('quota-owner', 'owner');
+    const tiny = await rig.inst.user('tiny');
+    expect((await rig.inst.api('PATCH', `/api/v1/auth/users/${tiny.id}/quota`, { token: owner.token, body: { quota_override_bytes: 1000 } })).status).toBe(200);
+    fs.mkdirSync(path.join(rig.inst.dataDir, 'homes/tiny/Drop'), { recursive: true });
+    const made = await rig.inst.api('POST', '/api/v1/links', { token: tiny.token, body: { target: { kind: 'folder', path: 'Drop' }, permissions: { upload: true } } });
+    expect(made.status, made.text).toBe(201);
+    const slug = made.body.slug;
+    const tooBig = await create('big.bin', 2000, {}, slug);
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.json.error.details.reason).toBe('quota_exceeded');
+    // Two uploads that each fit, but not together: the second to finish is refused.
+    const a = await create('a.bin', 600, {}, slug);
+    const b = await create('b.bin', 600, {}, slug);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect((await patch(a.url!, 0, Buffer.alloc(600, 1))).status).toBe(204);
+    const late = await patch(b.url!, 0, Buffer.alloc(600, 2));
+    expect(late.status).toBe(507);
+    expect(late.json.error.details.reason).toBe('quota_exceeded');
+    expect(fs.readdirSync(path.join(rig.inst.dataDir, 'homes/tiny/Drop'))).toEqual(['a.bin']);
+    // Counted at once, not when the watcher gets to it.
+    expect((await create('c.bin', 600, {}, slug)).status).toBe(413);
+  });
+});
+
 describe('the base64 encoding (command line, MCP)', () => {
   it('creates and patches with JSON string bodies of base64 bytes and answers JSON', async () => {
     const api = (method: string, route: string, headers: Record<string, string>, body: unknown) =>
