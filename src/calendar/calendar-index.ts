@@ -139,8 +139,11 @@ export class CalendarIndex {
     if (metaOf !== null) {
       const bytes = this.readBytes(rel);
       const cal = this.calendar(metaOf);
+      const metaEtag = bytes ? etagOf(bytes) : null;
+      // Name, colour and visibility are part of what views and feeds answer: a change is a new generation.
+      if (metaEtag !== cal.metaEtag) this.generation++;
       cal.meta = parseMeta(metaOf, bytes);
-      cal.metaEtag = bytes ? etagOf(bytes) : null;
+      cal.metaEtag = metaEtag;
       this.dropIfEmpty(metaOf);
       return;
     }
