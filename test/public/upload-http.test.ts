@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/wait.js';
 import { startPublicRig, type PublicRig } from './fixture.js';
 
 let rig: PublicRig;
@@ -72,6 +73,17 @@ describe('the tus protocol', () => {
     expect(fs.readdirSync(inHome('Share')).filter((n) => n.includes('report'))).toEqual(['report.txt']);
     const after = await tus('HEAD', c.url!, V);
     expect(after.headers.get('upload-offset')).toBe(String(bytes.length));
+  });
+
+  it('a dropped note is indexed like a file another program wrote: the watcher sees it, the owner finds it', async () => {
+    const bytes = Buffer.from('---\nid: dropped-1\n---\n# Dropped\n\nfrom a visitor\n');
+    const c = await create('Dropped.md', bytes.length);
+    expect((await patch(c.url!, 0, bytes)).status).toBe(204);
+    const note = await eventually(async () => {
+      const r = await rig.inst.api('GET', '/api/v1/notes/dropped-1', { token: rig.token });
+      return r.status === 200 ? r.body : null;
+    });
+    expect(JSON.stringify(note)).toContain('Share/Dropped.md');
   });
 
   it('creation-with-upload: the POST body carries the whole file', async () => {
