@@ -144,6 +144,9 @@ class Binding {
       // First opening: the file's text is the first point, by the disk.
       this.doc.transact(() => this.text.insert(0, file), new AuthoredChange(DISK));
       this.synced = { etag, text: file };
+      // Kept at once: after a crash before the first write-back, the base of the merge must be known.
+      await this.log.flush();
+      await this.saveSync();
       return;
     }
     this.doc.transact(() => {
