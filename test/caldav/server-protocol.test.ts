@@ -279,7 +279,7 @@ describe('calendars', () => {
       const r = await dav('GET', url);
       return r.status === 200 ? r : null;
     });
-    const put = await dav('PUT', url, { headers: { 'if-match': got.headers.get('etag')! }, body: got.text.replace('Christmas', 'Xmas') });
+    const put = await dav('PUT', url, { headers: { 'if-match': got!.headers.get('etag')! }, body: got!.text.replace('Christmas', 'Xmas') });
     expect(put.status).toBe(403);
     expect(put.text).toContain('<d:need-privileges/>');
     expect((await dav('PUT', '/dav/calendars/ann/Holidays/new.ics', { body: ics('h2', ['DTSTART;VALUE=DATE:20261226']) })).status).toBe(403);
