@@ -328,7 +328,7 @@ class BlockScanner {
           break;
         }
       }
-      const r = this.tryStarts(container, oldTip);
+      const r = this.tryStarts(container);
       if (r === 0) {
         this.advanceNextNonspace();
         break;
@@ -497,12 +497,11 @@ class BlockScanner {
 
   /** Record a leaf that is complete at once (heading, thematic break, definition). */
   addClosedLeaf(): void {
-    const b = this.addBlock(DOC);
+    this.addBlock(DOC);
     this.stack.pop();
-    void b;
   }
 
-  tryStarts(container: Blk, oldTip: Blk): number {
+  tryStarts(container: Blk): number {
     const text = this.text;
     const nn = this.nextNonspace;
     const c = text.charCodeAt(nn);

@@ -54,51 +54,52 @@ function skipLinkWs(p: string, k: number): number {
   return k;
 }
 
+/**
+ * End of the link destination at `i` (`<...>`, or bare with balanced parentheses), or -1.
+ * Parentheses nest at most `maxDepth` deep: micromark allows 32 in an inline link and any
+ * depth in a definition.
+ */
+function destinationEnd(s: string, i: number, maxDepth: number): number {
+  const n = s.length;
+  if (s.charCodeAt(i) === 60) {
+    for (let k = i + 1; k < n; k++) {
+      const c = s.charCodeAt(k);
+      if (c === 92 && k + 1 < n && isPunct(s.charCodeAt(k + 1))) k++;
+      else if (c === 10 || c === 13 || c === 60) return -1;
+      else if (c === 62) return k + 1;
+    }
+    return -1;
+  }
+  let k = i;
+  let depth = 0;
+  while (k < n) {
+    const c = s.charCodeAt(k);
+    if (c === 92 && k + 1 < n && isPunct(s.charCodeAt(k + 1))) {
+      k += 2;
+      continue;
+    }
+    if (c <= 32 || c === 127) break;
+    if (c === 40) {
+      if (++depth > maxDepth) return -1;
+    } else if (c === 41) {
+      if (depth === 0) break;
+      depth--;
+    }
+    k++;
+  }
+  return k === i || depth !== 0 ? -1 : k;
+}
+
 /** Parse `(dest "title")` after `](`; `i` is just past `(`. */
 export function parseLinkTail(p: string, i: number): { end: number; url: string } | null {
   const n = p.length;
   let j = skipLinkWs(p, i);
   if (j >= n) return null;
   if (p.charCodeAt(j) === 41) return { end: j + 1, url: '' };
-  let url: string;
-  if (p.charCodeAt(j) === 60) {
-    let k = j + 1;
-    for (;;) {
-      if (k >= n) return null;
-      const c = p.charCodeAt(k);
-      if (c === 92 && k + 1 < n && isPunct(p.charCodeAt(k + 1))) {
-        k += 2;
-        continue;
-      }
-      if (c === 10 || c === 13 || c === 60) return null;
-      if (c === 62) break;
-      k++;
-    }
-    url = p.slice(j + 1, k);
-    j = k + 1;
-  } else {
-    let k = j;
-    let depth = 0;
-    while (k < n) {
-      const c = p.charCodeAt(k);
-      if (c === 92 && k + 1 < n && isPunct(p.charCodeAt(k + 1))) {
-        k += 2;
-        continue;
-      }
-      if (c <= 32 || c === 127) break;
-      if (c === 40) {
-        depth++;
-        if (depth > 32) return null;
-      } else if (c === 41) {
-        if (depth === 0) break;
-        depth--;
-      }
-      k++;
-    }
-    if (k === j || depth !== 0) return null;
-    url = p.slice(j, k);
-    j = k;
-  }
+  const end = destinationEnd(p, j, 32);
+  if (end < 0) return null;
+  const url = p.charCodeAt(j) === 60 ? p.slice(j + 1, end - 1) : p.slice(j, end);
+  j = end;
   const beforeTitle = j;
   j = skipLinkWs(p, j);
   if (j > beforeTitle && j < n) {
@@ -185,41 +186,9 @@ export function definitionLines(s: string, labels: Set<string>): number {
     if (!nonBlank || s.charCodeAt(i + 1) !== 58) return lines;
     const label = s.slice(pos + 1, i);
     i = spnl(s, i + 2);
-    // destination
-    if (s.charCodeAt(i) === 60) {
-      let k = i + 1;
-      for (;;) {
-        if (k >= n) return lines;
-        const c = s.charCodeAt(k);
-        if (c === 92 && k + 1 < n && isPunct(s.charCodeAt(k + 1))) {
-          k += 2;
-          continue;
-        }
-        if (c === 10 || c === 60) return lines;
-        if (c === 62) break;
-        k++;
-      }
-      i = k + 1;
-    } else {
-      let k = i;
-      let depth = 0;
-      while (k < n) {
-        const c = s.charCodeAt(k);
-        if (c === 92 && k + 1 < n && isPunct(s.charCodeAt(k + 1))) {
-          k += 2;
-          continue;
-        }
-        if (c <= 32 || c === 127) break;
-        if (c === 40) depth++;
-        else if (c === 41) {
-          if (depth === 0) break;
-          depth--;
-        }
-        k++;
-      }
-      if (k === i || depth !== 0) return lines;
-      i = k;
-    }
+    const end = destinationEnd(s, i, Infinity);
+    if (end < 0) return lines;
+    i = end;
     const beforeTitle = i;
     let j = spnl(s, i);
     let titled = false;
