@@ -23,6 +23,7 @@
  *   npm run bench -- --startup-runs 10    runs of each start-up figure (default 10; 0 skips them)
  *   npm run bench -- --skip-upload        no file drop section (bench/public-upload.ts: 1 GiB through tus vs cp)
  *   npm run bench -- --skip-collab        no collaboration section (bench/collab.ts)
+ *   npm run bench -- --skip-cli           no command-line section (bench/cli.ts: vault daemon calls beside grep -rl)
  *   npm run bench -- --out bench/results.json
  *   npm run bench -- --cpu-prof DIR       CPU profiles of the index children (cold, warm) into DIR
  *   npm run bench -- --server-cpu-prof DIR  CPU profile of the server process (edits + load) into DIR
@@ -37,6 +38,7 @@ import path from 'node:path';
 import { probe, runLoad, getJson, getRaw, measureEdits, pathsDrawn, startReplayChild, startServerChild, type LoadResult, type ServerChild } from './http-load.js';
 import { BENCH_DIR, ChildTimeout, mb, parseArgs, round, runChild, SERVER_NODE_FLAGS, sleep } from './lib.js';
 import { startupFigures } from './startup.js';
+import { cliFigures } from './cli.js';
 import { runCalendarBench } from './calendar.js';
 import { runPublicThumbBench } from './public-thumbs.js';
 import { runCalendarFeedBench } from './calendar-feed.js';
@@ -474,6 +476,16 @@ try {
     } catch (e) {
       log(`  FAILED: ${(e as Error).message.split('\n')[0]}`);
       results.startup = { error: (e as Error).message.split('\n')[0] };
+    }
+  }
+  // The command line on a 10k-note vault (bench/cli.ts): --help, first and warm calls, each beside grep -rl and a bare Node start.
+  if (!args['skip-cli'] && !args['calendar-only'] && startupRuns > 0) {
+    log('\ncommand line on 10,000 notes, from process start:');
+    try {
+      results.cli = await cliFigures({ runs: startupRuns, log });
+    } catch (e) {
+      log(`  FAILED: ${(e as Error).message.split('\n')[0]}`);
+      results.cli = { error: (e as Error).message.split('\n')[0] };
     }
   }
   if (args['calendar-only']) sizes.splice(0);

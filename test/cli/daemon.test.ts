@@ -103,9 +103,10 @@ describe('the vault daemon', () => {
 
   it('exits by itself after the idle time (QUIRE_DAEMON_IDLE seconds)', async () => {
     const vault = world.makeVault();
-    await backlinkPaths(vault, { QUIRE_DAEMON_IDLE: '1' });
+    // A cold first call takes longer than the idle time: the daemon does not leave while it answers.
+    expect(await backlinkPaths(vault, { QUIRE_DAEMON_IDLE: '1' })).toEqual(['Books/Dune.md', 'Project Alpha.md']);
     const [pid] = world.daemonPids();
-    expect(alive(pid!)).toBe(true);
+    expect(pid).toBeGreaterThan(0);
     await until(() => !alive(pid!), 20_000);
     expect(world.daemonPids()).toEqual([]);
     expect(fs.readdirSync(path.join(world.runtime, 'quire')).filter((n) => n.endsWith('.sock'))).toEqual([]);

@@ -10,20 +10,19 @@
  * command follows the same pattern: its options here, its code behind
  * `await import(...)` in its action.
  */
-import { Command, CommanderError } from 'commander';
-import { VERSION } from '../../core/config.js';
+import type { Command } from 'commander';
 import { toAppError } from '../../core/errors.js';
 import { loadCatalog, type CatalogEntry } from './catalog.js';
 import type { RunOptions } from './run-action.js';
-import { registerShortcuts } from './shortcuts.js';
+import { parseShortcutQuickly, registerShortcuts } from './shortcuts.js';
 import { UsageError } from './usage.js';
 
 const io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') };
 
-function buildProgram(catalog: readonly CatalogEntry[]): Command {
-  const program = new Command('quire')
+function buildProgram(Cmd: typeof Command, version: string, catalog: readonly CatalogEntry[]): Command {
+  const program = new Cmd('quire')
     .description('Quire: a self-hosted Markdown vault server. Every action is reachable over HTTP, here, and over MCP.')
-    .version(VERSION)
+    .version(version)
     .showHelpAfterError()
     .exitOverride();
 
@@ -183,11 +182,21 @@ function buildProgram(catalog: readonly CatalogEntry[]): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram(await loadCatalog());
+  // commander is loaded only when needed: a plain short command on a vault (the common warm call) skips it.
+  let CommanderError: (typeof import('commander'))['CommanderError'] | undefined;
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    const catalog = await loadCatalog();
+    const quick = parseShortcutQuickly(argv, catalog);
+    if (quick) {
+      const { runShortcut } = await import('./run-action.js');
+      process.exitCode = await runShortcut(quick.shortcut, quick.flags, quick.words, quick.opts, io);
+      return;
+    }
+    const [commander, { VERSION }] = await Promise.all([import('commander'), import('../../core/config.js')]);
+    CommanderError = commander.CommanderError;
+    await buildProgram(commander.Command, VERSION, catalog).parseAsync(argv, { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) {
+    if (CommanderError && e instanceof CommanderError) {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }

@@ -60,6 +60,8 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   const startedAt = new Date().toISOString();
   let transport: LocalTransport | null = null;
   let lastRequest = Date.now();
+  /** Requests being answered: the idle time counts from the end of the last one, never during one. */
+  let inFlight = 0;
   let stopping = false;
 
   const opening = LocalTransport.open(vault, { watch: true, debounceMs: DEBOUNCE_MS, env });
@@ -113,13 +115,19 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
         conn.end(JSON.stringify({ ok: false, status: 400, error: { code: 'bad_request', message: 'Not a JSON request' } }) + '\n');
         return;
       }
-      answer(req).then(
-        (reply) => conn.end(JSON.stringify(reply) + '\n'),
-        (e) => {
-          const err = toAppError(e);
-          conn.end(JSON.stringify({ ok: false, status: err.status, error: err.toEnvelope().error }) + '\n');
-        },
-      );
+      inFlight++;
+      answer(req)
+        .then(
+          (reply) => conn.end(JSON.stringify(reply) + '\n'),
+          (e) => {
+            const err = toAppError(e);
+            conn.end(JSON.stringify({ ok: false, status: err.status, error: err.toEnvelope().error }) + '\n');
+          },
+        )
+        .finally(() => {
+          inFlight--;
+          lastRequest = Date.now();
+        });
     });
   });
 
@@ -141,7 +149,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   }
   fs.writeFileSync(files.info, JSON.stringify({ pid: process.pid, vault, socket: files.socket, startedAt }) + '\n');
   const idleTimer = setInterval(() => {
-    if (Date.now() - lastRequest >= idleMs) void stop();
+    if (inFlight === 0 && Date.now() - lastRequest >= idleMs) void stop();
   }, Math.min(idleMs, 30_000));
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());

@@ -1,0 +1,141 @@
+/**
+ * Command-line figures on a 10,000-note vault (docs/cli.md): `quire --help`,
+ * and backlinks, search and tag each as a first call (no daemon: cold with
+ * no index snapshot, and with one) and as warm calls (the daemon running),
+ * each beside `grep -rl` finding the same files and a bare `node -e 0`,
+ * all measured from process start in the same run. Also the in-process
+ * call (QUIRE_DAEMON=off), what every call cost before the daemon.
+ *
+ * Part of `npm run bench` (results.cli; --skip-cli); alone, after
+ * `npm run build -- --bench`: node dist-bench/bench/cli.js [--runs 10] [--count 10000]
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BENCH_DIR, parseArgs, REPO_DIR, round, summarize } from './lib.js';
+import { ensureVault } from './vault-gen.js';
+
+const QUIRE = path.join(REPO_DIR, 'bin', 'quire.js');
+
+interface Ran {
+  ms: number;
+  code: number | null;
+  out: string;
+}
+
+function timeRun(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(cmd, args, { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'], env });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: performance.now() - t, code, out }));
+  });
+}
+
+interface Query {
+  name: string;
+  quire: string[];
+  grep: string[];
+}
+
+export interface CliFigures {
+  runs: number;
+  notes: number;
+  nodeBare: ReturnType<typeof summarize>;
+  help: ReturnType<typeof summarize>;
+  queries: Record<
+    string,
+    {
+      /** Files quire answered / grep found. */
+      files: number;
+      grepFiles: number;
+      grep: ReturnType<typeof summarize>;
+      warm: ReturnType<typeof summarize>;
+      inProcess: number;
+    }
+  >;
+  /** First call with no daemon running: no snapshot in the cache (cold), then with one (the daemon's exit saved it). */
+  firstCold: number;
+  firstWithSnapshot: number;
+}
+
+export async function cliFigures(opts: { runs?: number; count?: number; log?: (s: string) => void } = {}): Promise<CliFigures> {
+  const runs = opts.runs ?? 10;
+  const count = opts.count ?? 10_000;
+  const log = opts.log ?? console.log;
+  const v = ensureVault(path.join(BENCH_DIR, 'vaults'), count, undefined, log);
+  const root = v.root;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-cli-'));
+  const env = {
+    ...process.env,
+    XDG_RUNTIME_DIR: path.join(tmp, 'run'),
+    XDG_CACHE_HOME: path.join(tmp, 'cache'),
+    XDG_STATE_HOME: path.join(tmp, 'state'),
+    QUIRE_DAEMON: '',
+  };
+  const quire = (args: string[], extra: NodeJS.ProcessEnv = {}) => timeRun(process.execPath, [QUIRE, ...args], { ...env, ...extra });
+  const queries: Query[] = [
+    { name: 'backlinks', quire: ['backlinks', 'gen/1/note-1234.md'], grep: ['-rlE', String.raw`\[\[note-1234(\||\]|#)`, root] },
+    { name: 'tag', quire: ['tag', 'topic-37'], grep: ['-rlwE', '#topic-37', root] },
+    { name: 'search', quire: ['search', 'note-1234', '--limit', '200'], grep: ['-rliw', 'note-1234', root] },
+  ];
+  const lines = (r: Ran) => r.out.split('\n').filter((l) => l && !l.startsWith('…')).length;
+  try {
+    const stop = () => quire(['daemon', 'stop', '--vault', root]);
+    const first = async () => {
+      const r = await quire([...queries[0]!.quire, '--vault', root]);
+      if (r.code !== 0) throw new Error(`quire ${queries[0]!.quire.join(' ')} failed: ${r.out}`);
+      return r.ms;
+    };
+    const firstCold = await first();
+    await stop(); // saves the snapshot to the cache folder
+    const firstWithSnapshot = await first();
+    log(`  first call (starts the daemon): ${Math.round(firstCold)} ms with no snapshot, ${Math.round(firstWithSnapshot)} ms with one`);
+
+    const bare: number[] = [];
+    const help: number[] = [];
+    await timeRun(process.execPath, ['-e', '0'], env);
+    await quire(['--help']);
+    for (let i = 0; i < runs; i++) {
+      bare.push((await timeRun(process.execPath, ['-e', '0'], env)).ms);
+      help.push((await quire(['--help'])).ms);
+    }
+    const out: CliFigures = { runs, notes: v.manifest.notes, nodeBare: summarize(bare), help: summarize(help), queries: {}, firstCold: round(firstCold, 0), firstWithSnapshot: round(firstWithSnapshot, 0) };
+    for (const q of queries) {
+      const warm: number[] = [];
+      const grep: number[] = [];
+      let files = 0;
+      let grepFiles = 0;
+      for (let i = 0; i <= runs; i++) {
+        const r = await quire([...q.quire, '--vault', root]);
+        if (r.code !== 0) throw new Error(`quire ${q.quire.join(' ')} failed: ${r.out}`);
+        const g = await timeRun('grep', q.grep, env);
+        files = lines(r);
+        grepFiles = lines(g);
+        if (i === 0) continue; // warm-up
+        warm.push(r.ms);
+        grep.push(g.ms);
+      }
+      await stop();
+      const inProcess = (await quire([...q.quire, '--vault', root], { QUIRE_DAEMON: 'off' })).ms;
+      out.queries[q.name] = { files, grepFiles, grep: summarize(grep), warm: summarize(warm), inProcess: round(inProcess, 0) };
+      log(`  ${q.name.padEnd(9)} warm ${Math.round(out.queries[q.name]!.warm.p50)} ms (${files} files) | grep -rl ${Math.round(out.queries[q.name]!.grep.p50)} ms (${grepFiles} files) | in process, no daemon ${Math.round(inProcess)} ms`);
+    }
+    log(`  --help ${Math.round(out.help.p50)} ms; bare node -e 0 ${Math.round(out.nodeBare.p50)} ms (medians of ${runs})`);
+    return out;
+  } finally {
+    await quire(['daemon', 'stop', '--vault', root]);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const args = parseArgs(process.argv.slice(2));
+  const r = await cliFigures({ runs: args.runs ? Number(args.runs) : 10, count: args.count ? Number(args.count) : 10_000 });
+  console.log(JSON.stringify(r, null, 2));
+}
