@@ -14,7 +14,7 @@ import { registerFileDrop } from './public/tus-http.js';
 import { RequestActivity } from './surfaces/http/activity.js';
 import { tuneServerMemory } from './memory-tuning.js';
 import { InstanceVaults } from './vault/vaults.js';
-import { ChangeJournals } from './changes/change-log.js';
+import { ChangeLogs } from './changes/change-log.js';
 import { JobRunner } from './jobs/runner.js';
 import path from 'node:path';
 import { registerWeb } from './web/pages.js';
@@ -28,7 +28,7 @@ import { attachCollab } from './collab/hub.js';
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
   const store = await SidecarStore.open(paths.sidecar(config));
   const vaults = new InstanceVaults(config, store, log);
-  const changes = new ChangeJournals();
+  const changes = new ChangeLogs();
   vaults.onVaultOpened((username, vault) => changes.attach(username, vault));
   const jobs = await JobRunner.open(path.join(paths.state(config), 'jobs.json'));
   const reminders = new ReminderScheduler(store, Date.now, log);

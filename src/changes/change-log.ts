@@ -40,7 +40,7 @@ export const DEFAULT_RING = 10_000;
 
 const isNote = (p: string) => p.toLowerCase().endsWith('.md');
 
-export class ChangeJournal {
+export class ChangeLog {
   /** Random per journal: a cursor or event id from another epoch cannot be served. */
   readonly epoch = randomBytes(6).toString('base64url');
   private ring: ChangeRecord[] = [];
@@ -140,8 +140,8 @@ export class ChangeJournal {
 }
 
 /** One journal per user (by username: a vault is one user's Home). */
-export class ChangeJournals {
-  private readonly byUser = new Map<string, ChangeJournal>();
+export class ChangeLogs {
+  private readonly byUser = new Map<string, ChangeLog>();
   private readonly key = randomBytes(32);
   /** Open `changes_events` streams by `username|ip`: one each. */
   private readonly permits = new Set<string>();
@@ -153,15 +153,15 @@ export class ChangeJournals {
    * renamed user) gets a fresh journal: changes made while it was closed
    * were not seen, so old cursors must answer 410.
    */
-  attach(username: string, vault: Vault): ChangeJournal {
+  attach(username: string, vault: Vault): ChangeLog {
     this.byUser.get(username)?.stop();
-    const j = new ChangeJournal(this.maxRecords);
+    const j = new ChangeLog(this.maxRecords);
     j.follow(vault);
     this.byUser.set(username, j);
     return j;
   }
 
-  get(username: string): ChangeJournal | undefined {
+  get(username: string): ChangeLog | undefined {
     return this.byUser.get(username);
   }
 
@@ -241,7 +241,7 @@ export interface DeltaPage {
  * With one: records after its position up to the drain's fixed head, at
  * most 100 records and 64 KiB (of JSON records) per page.
  */
-export function delta(journals: ChangeJournals, username: string, journal: ChangeJournal, cursor: string | undefined): DeltaPage {
+export function delta(journals: ChangeLogs, username: string, journal: ChangeLog, cursor: string | undefined): DeltaPage {
   if (cursor === undefined || cursor === '') {
     const head = journal.head;
     return { cursor: journals.sign(username, { epoch: journal.epoch, pos: head, head }), records: [], has_more: false, head };

@@ -10,7 +10,7 @@ import type { Caller } from '../accounts/caller.js';
 import { AppError } from '../core/errors.js';
 import { openScope, visible } from '../notes/access.js';
 import { sse, type SseSink, type SseStream } from '../surfaces/http/sse.js';
-import { delta, type ChangeJournal, type ChangeJournals, type ChangeRecord } from './change-log.js';
+import { delta, type ChangeLog, type ChangeLogs, type ChangeRecord } from './change-log.js';
 
 /** How often a change stream re-checks the journal head and the caller's access (ms). */
 export const SAFETY_CHECK_MS = 1_000;
@@ -18,7 +18,7 @@ export const SAFETY_CHECK_MS = 1_000;
 export const REPLAY_MAX_EVENTS = 1_000;
 export const REPLAY_MAX_AGE_MS = 10 * 60_000;
 
-function journalsOf(ctx: ActionContext): ChangeJournals {
+function journalsOf(ctx: ActionContext): ChangeLogs {
   const j = ctx.services.changes;
   if (!j) throw new AppError('service_unavailable', 'The change journal is not running on this server');
   return j;
@@ -33,7 +33,7 @@ function checkUnrestricted(caller: Caller): void {
   }
 }
 
-async function journalFor(ctx: ActionContext): Promise<{ caller: Caller; journals: ChangeJournals; journal: ChangeJournal }> {
+async function journalFor(ctx: ActionContext): Promise<{ caller: Caller; journals: ChangeLogs; journal: ChangeLog }> {
   const caller = callerOf(ctx);
   checkUnrestricted(caller);
   const journals = journalsOf(ctx);
@@ -122,12 +122,12 @@ export async function changesEvents(ctx: ActionContext, headers: Record<string, 
 
 const isNotePath = (p: string) => p.toLowerCase().endsWith('.md');
 
-function noteEvent(journal: ChangeJournal, r: ChangeRecord) {
+function noteEvent(journal: ChangeLog, r: ChangeRecord) {
   return { id: `${journal.epoch}.${r.seq}`, event: 'note', data: r };
 }
 
 /** What to replay after `Last-Event-ID`: records, or a reason to reset. */
-function replayAfter(journal: ChangeJournal, lastEventId: string | undefined, now: number): { records: ChangeRecord[] } | { reset: string } {
+function replayAfter(journal: ChangeLog, lastEventId: string | undefined, now: number): { records: ChangeRecord[] } | { reset: string } {
   if (lastEventId === undefined || lastEventId === '') return { records: [] };
   const m = /^([A-Za-z0-9_-]+)\.(\d+)$/.exec(lastEventId.trim());
   if (!m || m[1] !== journal.epoch) return { reset: 'unknown_event_id' };

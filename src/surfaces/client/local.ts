@@ -17,7 +17,7 @@ import { AppError } from '../../core/errors.js';
 import type { Services } from '../../core/services.js';
 import { SidecarStore } from '../../store/sidecar.js';
 import { LocalVaults } from '../../vault/vaults.js';
-import { ChangeJournals } from '../../changes/change-log.js';
+import { ChangeLogs } from '../../changes/change-log.js';
 import { JobRunner } from '../../jobs/runner.js';
 import type { VaultProgress } from '../../vault/vault.js';
 import type { Transport } from './transport.js';
@@ -68,7 +68,7 @@ export class LocalTransport implements Transport {
     // Scheduled state of a local vault (reminders and the like) lives with its cache; so does anything kept under the config's state folder.
     const store = await SidecarStore.open(path.join(cacheDir, 'local-state.json'));
     const config = loadConfig({ dataDir: cacheDir });
-    const changes = new ChangeJournals();
+    const changes = new ChangeLogs();
     changes.attach(localCaller(abs).username, vaults.vault);
     const jobs = await JobRunner.open(null);
     const services: Services = { config, store, vaults, changes, jobs };
