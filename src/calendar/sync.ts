@@ -10,6 +10,7 @@
  * title prefixed "Conflict copy: ") that is sent to the server too. Nothing is dropped silently.
  */
 import * as tsdav from 'tsdav';
+import { XMLParser } from 'fast-xml-parser';
 import type { Config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { guardedFetch } from '../core/outbound.js';
@@ -75,12 +76,45 @@ export async function discoverCalendars(dav: Dav, endpoint: string): Promise<Rem
 
 const hrefKey = (href: string, base: string) => new URL(href, base).pathname;
 
-/** CTag of the collection (its sync token when there is none). */
-async function collectionTag(dav: Dav, url: string): Promise<string | null> {
+const text = (v: unknown): string | null => (v === undefined || v === null || v === '' ? null : String(typeof v === 'object' ? JSON.stringify(v) : v));
+
+/** CTag of the collection (its sync token when there is none), and its sync token (RFC 6578) if it has one. */
+async function collectionTag(dav: Dav, url: string): Promise<{ tag: string | null; syncToken: string | null }> {
   const r = await tsdav.propfind({ url, props: { 'cs:getctag': {}, 'd:sync-token': {} }, depth: '0', headers: dav.headers, fetch: dav.fetch });
   const props = r[0]?.props ?? {};
-  const tag = props.getctag ?? props.syncToken;
-  return tag === undefined || tag === null ? null : String(typeof tag === 'object' ? JSON.stringify(tag) : tag);
+  const syncToken = text(props.syncToken);
+  return { tag: text(props.getctag) ?? syncToken, syncToken };
+}
+
+const xml = new XMLParser({ removeNSPrefix: true, isArray: (name) => name === 'response' || name === 'propstat' });
+
+/**
+ * RFC 6578 sync-collection from `token`: the objects changed (href → new ETag) and removed
+ * since, and the new token; null when the server refuses the token or the report (the caller
+ * then lists every ETag).
+ */
+async function syncCollection(dav: Dav, url: string, token: string): Promise<{ changed: Map<string, string>; removed: string[]; token: string | null } | null> {
+  const body = `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token>${token.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
+  const res = await dav.fetch(url, { method: 'REPORT', headers: { ...dav.headers, depth: '1', 'content-type': 'application/xml; charset=utf-8' }, body });
+  const raw = await res.text();
+  if (res.status !== 207) return null;
+  const ms = xml.parse(raw)?.multistatus;
+  if (!ms) return null;
+  const changed = new Map<string, string>();
+  const removed: string[] = [];
+  const self = new URL(url).pathname;
+  for (const r of ms.response ?? []) {
+    const href = typeof r.href === 'string' ? hrefKey(r.href, url) : null;
+    if (!href || href === self || href.endsWith('/')) continue;
+    if (typeof r.status === 'string' && / 404 /.test(r.status)) {
+      removed.push(href);
+      continue;
+    }
+    const ok = (r.propstat ?? []).find((p: { status?: string }) => / 200 /.test(String(p.status)));
+    const etag = ok?.prop?.getetag;
+    if (etag) changed.set(href, String(etag));
+  }
+  return { changed, removed, token: text(ms['sync-token']) };
 }
 
 /** href (path) → ETag of every object in the collection. */
@@ -160,9 +194,20 @@ const is412 = (e: unknown) => e instanceof AppError && e.status === 412;
 export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, state: CalendarSyncState, progress: (done: number, total: number) => void = () => undefined): Promise<SyncCounts> {
   const counts = zero();
   const url = state.href;
-  const tag = await collectionTag(dav, url);
+  const { tag, syncToken } = await collectionTag(dav, url);
   const remoteDirty = tag === null || tag !== state.ctag;
-  const remote = remoteDirty ? await listRemote(dav, url) : new Map(Object.entries(state.items).map(([h, i]) => [h, i.etag]));
+  const known = () => new Map(Object.entries(state.items).map(([h, i]) => [h, i.etag]));
+  let remote: Map<string, string>;
+  if (!remoteDirty) remote = known();
+  else {
+    // Changes since the last token when the server keeps them (one small report), else every ETag.
+    const delta = state.syncToken ? await syncCollection(dav, url, state.syncToken) : null;
+    if (delta) {
+      remote = known();
+      for (const [h, e] of delta.changed) remote.set(h, e);
+      for (const h of delta.removed) remote.delete(h);
+    } else remote = await listRemote(dav, url);
+  }
   const files = await mirrorFiles(scope, calendarId);
   const tracked = new Set<string>();
   const toFetch: string[] = [];
@@ -177,7 +222,7 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
     const href = new URL(encodeURIComponent(eventPathIn(calendarId, uid).split('/').pop()!), url).pathname;
     const r = await put(dav, absolute(href), text, { ifNoneMatch: '*' });
     if (!r.ok) throw davError('caldav_write_failed', `The CalDAV server refused a new event (HTTP ${r.status})`, { href });
-    return href;
+    return { href, etag: r.etag ?? '' };
   };
 
   for (const [href, item] of Object.entries(items)) {
@@ -213,7 +258,7 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
         const r = await put(dav, absolute(href), file.text, { ifMatch: item.etag });
         if (r.ok) {
           counts.pushed++;
-          items[href] = { ...item, etag: r.etag ?? (await listRemote(dav, url)).get(href) ?? '', local: file.etag };
+          items[href] = { ...item, etag: r.etag ?? '', local: file.etag };
         } else if (r.status === 412) toConflict.push(href);
         else throw davError('caldav_write_failed', `The CalDAV server refused an update of ${href} (HTTP ${r.status})`, { href });
       });
@@ -225,10 +270,10 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
     } else if (rEtag === undefined) {
       // Deleted remotely, edited here: the edit is sent again as a new object, not dropped.
       plan.push(async () => {
-        const newHref = await pushNew(file!.text, uidOf(file!.text) ?? href);
+        const sent = await pushNew(file!.text, uidOf(file!.text) ?? href);
         counts.pushed++;
         delete items[href];
-        items[newHref] = { etag: (await listRemote(dav, url)).get(newHref) ?? '', path: item.path, local: file!.etag };
+        items[sent.href] = { etag: sent.etag, path: item.path, local: file!.etag };
       });
     } else toConflict.push(href);
   }
@@ -252,7 +297,7 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
     const item = items[href];
     const path = item?.path ?? eventPathIn(calendarId, uid);
     tracked.add(path);
-    const current = (await mirrorFiles(scope, calendarId)).get(path);
+    const current = files.get(path);
     const localEdited = current && (!item || current.etag !== item.local) && current.text !== got.data;
     try {
       if (localEdited || conflictSet.has(href)) {
@@ -261,8 +306,8 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
           const copy = conflictCopy(current.text, uid, now);
           const copyPath = eventPathIn(calendarId, copy.uid);
           const localEtag = await writeMirrorEvent(scope, copyPath, copy.text, null);
-          const copyHref = await pushNew(copy.text, copy.uid);
-          items[copyHref] = { etag: (await listRemote(dav, url)).get(copyHref) ?? '', path: copyPath, local: localEtag };
+          const sent = await pushNew(copy.text, copy.uid);
+          items[sent.href] = { etag: sent.etag, path: copyPath, local: localEtag };
           tracked.add(copyPath);
           counts.conflicts++;
         }
@@ -280,17 +325,20 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
     if (tracked.has(path)) continue;
     const uid = uidOf(file.text);
     if (!uid) continue;
-    const href = await pushNew(file.text, uid);
-    items[href] = { etag: '', path, local: file.etag };
+    const sent = await pushNew(file.text, uid);
+    items[sent.href] = { etag: sent.etag, path, local: file.etag };
     counts.pushed++;
     tick();
   }
-  // New objects' ETags in one listing rather than one request each.
-  if (Object.values(items).some((i) => i.etag === '') || counts.pushed + counts.deleted_remote + counts.conflicts > 0) {
-    const now2 = await listRemote(dav, url);
-    for (const [href, i] of Object.entries(items)) if (now2.has(href)) i.etag = now2.get(href)!;
+  // New objects the server answered without an ETag: theirs from one listing rather than one request each.
+  if (Object.values(items).some((i) => i.etag === '')) {
+    const listed = await listRemote(dav, url);
+    for (const [href, i] of Object.entries(items)) if (i.etag === '' && listed.has(href)) i.etag = listed.get(href)!;
   }
-  state.ctag = counts.pushed + counts.deleted_remote + counts.conflicts > 0 ? await collectionTag(dav, url) : tag;
+  // The tag and token read before this sync's writes: the next sync sees its own writes again
+  // (their ETags match, nothing to do) rather than missing a change made meanwhile by someone else.
+  state.ctag = tag;
+  state.syncToken = syncToken;
   progress(total, total);
   return counts;
 }
@@ -299,6 +347,7 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
 export async function syncAccount(config: Config, scope: Scope, account: CalendarAccountRecord, password: string, opts: { onlyCalendarId?: string; progress?: (done: number, total: number) => void } = {}): Promise<SyncCounts> {
   const dav = davOf(config, account.username, password);
   const state = await readSyncState(config, account.id);
+  let saved = JSON.stringify(state);
   const total = zero();
   const cals = account.calendars.filter((c) => !opts.onlyCalendarId || c.calendar_id === opts.onlyCalendarId);
   let i = 0;
@@ -306,7 +355,10 @@ export async function syncAccount(config: Config, scope: Scope, account: Calenda
     const s = (state.calendars[c.calendar_id] ??= { href: c.href, ctag: null, syncToken: null, items: {} });
     const counts = await syncCalendar(dav, scope, c.calendar_id, s, (d, t) => opts.progress?.(i * 1000 + Math.round((d / Math.max(t, 1)) * 1000), cals.length * 1000));
     for (const k of Object.keys(total) as Array<keyof SyncCounts>) total[k] += counts[k];
-    await writeSyncState(config, account.id, state);
+    // An unchanged refresh writes nothing (the state of 2,000 events is ~300 KB).
+    const now = JSON.stringify(state);
+    if (now !== saved) await writeSyncState(config, account.id, state);
+    saved = now;
     i++;
   }
   return total;
