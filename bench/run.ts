@@ -46,6 +46,7 @@ import { runPublicUploadBench } from './public-upload.js';
 import { benchNoteText, DEFAULT_SEED, dirtyMarker, ensureVault, notePath, type BenchVault } from './vault-gen.js';
 import { runCollabBench } from './collab.js';
 import { runCaldavBench } from './caldav.js';
+import { runCaldavSyncBench } from './caldav-sync.js';
 
 const args = parseArgs(process.argv.slice(2));
 const sizes: number[] = args.sizes
@@ -502,6 +503,8 @@ try {
   if (!args['skip-upload'] && !args['calendar-only']) results.publicUpload = await runPublicUploadBench({ log });
   // Quire's CalDAV server: a calendar-multiget of 500 events (bench/caldav.ts).
   if (!args['skip-calendar']) results.caldav = await runCaldavBench({ log });
+  // Quire syncing a Radicale account of 2,000 events (bench/caldav-sync.ts): initial, unchanged, 10 changed.
+  if (!args['skip-calendar']) results.caldavSync = await runCaldavSyncBench({ log });
 } finally {
   results.meta.totalS = Math.round((performance.now() - started) / 1000);
   report();
