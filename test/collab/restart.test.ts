@@ -3,42 +3,19 @@
  * the history survives, and the providers reconnect to the restarted server with their tickets
  * and bring what they typed meanwhile, each character once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import readline from 'node:readline';
 import { afterAll, expect, it } from 'vitest';
+import { freePort, killChildServers, startChildServer } from '../helpers/child-server.js';
 import { tempDir } from '../helpers/instance.js';
 import { connect, textOf, waitFor } from './helpers.js';
 
-const CHILD = path.resolve(__dirname, 'server-child.ts');
-const children: ChildProcess[] = [];
 const dataDir = tempDir('quire-collab-restart-');
 afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
+  killChildServers();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-async function startChild(port: number, users: string[] = []): Promise<{ child: ChildProcess; url: string; tokens: Record<string, string> }> {
-  // Node itself with tsx's loader, not the tsx wrapper: a SIGKILL must reach the server's own process.
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, String(port), ...users], { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = readline.createInterface({ input: child.stdout! });
-    rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
-  });
-  return { child, ...JSON.parse(line) };
-}
+const startChild = (port: number, users: string[] = []) => startChildServer(dataDir, port, users);
 
 async function api(url: string, token: string, method: string, route: string) {
   const res = await fetch(url + route, { method, headers: { authorization: `Bearer ${token}` } });

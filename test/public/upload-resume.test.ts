@@ -4,46 +4,20 @@
  * where the server's bytes end, and the file in the Home is byte for byte the one sent. Also
  * the expiration of an abandoned upload.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import readline from 'node:readline';
 import { Upload } from 'tus-js-client';
 import { afterAll, expect, it } from 'vitest';
+import { freePort, killChildServers, startChildServer } from '../helpers/child-server.js';
 import { tempDir } from '../helpers/instance.js';
 
-const CHILD = path.resolve(__dirname, '../collab/server-child.ts');
-const children: ChildProcess[] = [];
 const dataDir = tempDir('quire-upload-resume-');
 afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
+  killChildServers();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-async function startChild(port: number, users: string[], env: Record<string, string> = {}) {
-  // Node itself with tsx's loader, not the tsx wrapper: the SIGKILL must reach the server's own process.
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, String(port), ...users], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
-  children.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = readline.createInterface({ input: child.stdout! });
-    rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
-  });
-  return { child, ...(JSON.parse(line) as { url: string; tokens: Record<string, string> }) };
-}
+const startChild = (port: number, users: string[] = [], env: Record<string, string> = {}) => startChildServer(dataDir, port, users, env);
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
