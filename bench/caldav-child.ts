@@ -5,9 +5,8 @@
  * Usage: caldav-child.ts --data <dataDir> --user <name> --runs <n>
  */
 import path from 'node:path';
-import { loadConfig } from '../src/core/config.js';
-import { openServices, startServer } from '../src/server.js';
-import { addUser, issueAdminToken } from '../src/surfaces/cli/admin.js';
+import { startServer } from '../src/server.js';
+import { benchOwner } from './owner.js';
 import { emit, parseArgs, summarize } from './lib.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -15,9 +14,7 @@ const dataDir = path.resolve(String(args.data));
 const username = String(args.user);
 const runs = Number(args.runs ?? 20);
 
-const services = await openServices(loadConfig({ dataDir }));
-const exists = services.store.snapshot().users.some((u) => u.username === username);
-const { token } = exists ? await issueAdminToken(services, username) : await addUser(services, { username, role: 'owner' });
+const { token } = await benchOwner(dataDir, username);
 const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log: () => undefined });
 
 const ap = await fetch(`${server.url}/api/v1/auth/app-passwords`, {

@@ -8,20 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BENCH_DIR, round, runChild } from './lib.js';
+import { BENCH_DIR, round, runChild, type Stats } from './lib.js';
 
 const USER = 'davbench';
 export const CALDAV_EVENTS = 500;
 export const MULTIGET_GOAL_MS = 500;
-
-interface Stats {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
 
 export interface CaldavBenchResult {
   events: number;

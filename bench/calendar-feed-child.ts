@@ -4,9 +4,8 @@
  * Usage: calendar-feed-child.ts --data <dataDir> --user <name> --cached <n>
  */
 import path from 'node:path';
-import { loadConfig } from '../src/core/config.js';
-import { openServices, startServer } from '../src/server.js';
-import { addUser, issueAdminToken } from '../src/surfaces/cli/admin.js';
+import { startServer } from '../src/server.js';
+import { benchOwner } from './owner.js';
 import { emit, parseArgs, summarize } from './lib.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -14,9 +13,7 @@ const dataDir = path.resolve(String(args.data));
 const username = String(args.user);
 const cachedRuns = Number(args.cached ?? 50);
 
-const services = await openServices(loadConfig({ dataDir }));
-const exists = services.store.snapshot().users.some((u) => u.username === username);
-const { token } = exists ? await issueAdminToken(services, username) : await addUser(services, { username, role: 'owner' });
+const { token } = await benchOwner(dataDir, username);
 const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log: () => undefined });
 
 async function api(method: string, route: string, body?: unknown) {

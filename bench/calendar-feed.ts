@@ -9,19 +9,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CALENDAR_SHAPE, generateCalendarHome } from './calendar.js';
-import { BENCH_DIR, round, runChild } from './lib.js';
+import { BENCH_DIR, round, runChild, type Stats } from './lib.js';
 
 const USER = 'feedbench';
 export const FEED_COLD_GOAL_MS = 300;
-
-interface Stats {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
 
 export interface CalendarFeedBenchResult {
   events: number;

@@ -8,18 +8,15 @@
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Caller } from '../src/accounts/caller.js';
-import { loadConfig } from '../src/core/config.js';
-import { openServices, startServer } from '../src/server.js';
-import { addUser, issueAdminToken } from '../src/surfaces/cli/admin.js';
+import { startServer } from '../src/server.js';
+import { benchOwner } from './owner.js';
 import { emit, parseArgs } from './lib.js';
 
 const args = parseArgs(process.argv.slice(2));
 const dataDir = path.resolve(String(args.data));
 const username = String(args.user);
 
-const services = await openServices(loadConfig({ dataDir }));
-const exists = services.store.snapshot().users.some((u) => u.username === username);
-const { user, token } = exists ? await issueAdminToken(services, username) : await addUser(services, { username, role: 'owner' });
+const { user, token } = await benchOwner(dataDir, username);
 const t0 = performance.now();
 const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log: () => undefined });
 const { vault } = await server.services.vaults.forCaller({ userId: user.id } as Caller);

@@ -16,11 +16,10 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import readline from 'node:readline';
 import v8 from 'node:v8';
 import type { Caller } from '../src/accounts/caller.js';
-import { loadConfig } from '../src/core/config.js';
 import { heapCompaction } from '../src/memory-tuning.js';
 import { prng } from '../test/helpers/generate-vault.js';
-import { openServices, startServer } from '../src/server.js';
-import { addUser, issueAdminToken } from '../src/surfaces/cli/admin.js';
+import { startServer } from '../src/server.js';
+import { benchOwner } from './owner.js';
 import { emit, parseArgs } from './lib.js';
 import { HUB_NOTES, notePath, topicCount } from './vault-gen.js';
 
@@ -31,9 +30,7 @@ const count = Number(args.count);
 const targetsFile = path.resolve(String(args.targets));
 const log = (line: string) => process.stderr.write(`[server] ${line}\n`);
 
-const services = await openServices(loadConfig({ dataDir }));
-const exists = services.store.snapshot().users.some((u) => u.username === username);
-const { user, token } = exists ? await issueAdminToken(services, username) : await addUser(services, { username, role: 'owner' });
+const { user, token } = await benchOwner(dataDir, username);
 
 const t0 = performance.now();
 const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log });

@@ -61,6 +61,9 @@ export function summarize(samples: number[]) {
   };
 }
 
+/** What `summarize` gives: sample count, percentiles, max and mean. */
+export type Stats = ReturnType<typeof summarize>;
+
 export const round = (x: number, d = 2) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
 export const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
