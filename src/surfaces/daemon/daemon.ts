@@ -65,8 +65,12 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   let stopping = false;
 
   const opening = LocalTransport.open(vault, { watch: true, debounceMs: DEBOUNCE_MS, env });
+  let warm = false;
   opening.then(
-    (t) => (transport = t),
+    (t) => {
+      transport = t;
+      void t.vaults.vault.index.whenIdle().then(() => (warm = true));
+    },
     () => undefined,
   );
 
@@ -76,6 +80,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     socket: files.socket,
     startedAt,
     notes: transport ? transport.vaults.vault.index.noteCount : null,
+    warm,
     idleSeconds: idleMs / 1000,
     idleLeftSeconds: Math.max(0, Math.round((lastRequest + idleMs - Date.now()) / 1000)),
   });

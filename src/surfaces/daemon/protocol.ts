@@ -25,6 +25,8 @@ export interface DaemonStatus {
   startedAt: string;
   /** Notes in the index; null while it is being built. */
   notes: number | null;
+  /** The opening's background work (full text, snapshot) is done: calls no longer share the CPU with it. */
+  warm: boolean;
   /** Seconds without a request before it exits. */
   idleSeconds: number;
   idleLeftSeconds: number;
