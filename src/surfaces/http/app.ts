@@ -102,11 +102,11 @@ export function namedWildcard(params: Record<string, string>, name: string): Rec
 }
 
 /** A whole HTTP response in the envelope, for the moments before Fastify has a request to reply to. */
-function rawErrorResponse(err: AppError, extraHeaders: Record<string, string> = {}): string {
+function rawErrorResponse(err: AppError, extraHeaders: Record<string, string> = {}, withBody = true): string {
   const body = JSON.stringify(err.toEnvelope());
   const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close', ...extraHeaders };
   const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
-  return `HTTP/1.1 ${err.status} ${STATUS_TEXT[err.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
+  return `HTTP/1.1 ${err.status} ${STATUS_TEXT[err.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${withBody ? body : ''}`;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -130,7 +130,11 @@ export function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
         : new AppError('bad_request', 'Malformed HTTP request', { details: { reason: 'malformed_http' } });
   // A response already under way cannot get another one in front of it.
   const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-  if (socket.writable && !started) socket.end(rawErrorResponse(appErr), () => socket.destroy());
+  // A body after the answer to a HEAD is read by the client as a broken next response. The
+  // parser names no method when it fails, but the chunk it failed in usually starts the request.
+  const raw = (err as NodeJS.ErrnoException & { rawPacket?: unknown }).rawPacket;
+  const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+  if (socket.writable && !started) socket.end(rawErrorResponse(appErr, {}, !head), () => socket.destroy());
   else socket.destroy();
 }
 
