@@ -8,22 +8,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCanvasNote } from '../../src/canvas/excalidraw-file.js';
-import { startInstance, type TestInstance } from '../helpers/instance.js';
+import type { TestInstance } from '../helpers/instance.js';
 import { connect, settled, textOf, waitFor } from './helpers.js';
+import { startTrio, type Member } from './trio.js';
 
 let inst: TestInstance;
-let ann: { id: string; token: string };
-let bob: { id: string; token: string };
-let cat: { id: string; token: string };
+let ann: Member, bob: Member, cat: Member;
 let home: string;
 const file = (rel: string) => fs.readFileSync(path.join(home, rel), 'utf8');
 
 beforeAll(async () => {
-  inst = await startInstance();
-  ann = await inst.user('ann');
-  bob = await inst.user('bob');
-  cat = await inst.user('cat');
-  home = path.join(inst.dataDir, 'homes', 'ann');
+  ({ inst, ann, bob, cat, home } = await startTrio());
   fs.mkdirSync(path.join(home, 'Notes'), { recursive: true });
   fs.writeFileSync(path.join(home, 'Notes/Trio.md'), '---\nid: trio\n---\n');
   expect((await inst.api('GET', '/api/v1/notes/trio', { token: ann.token })).status).toBe(200);

@@ -6,13 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubOf } from '../../src/collab/hub.js';
-import { startInstance, type TestInstance } from '../helpers/instance.js';
+import type { TestInstance } from '../helpers/instance.js';
 import { connect, settled, textOf, waitFor } from './helpers.js';
+import { startTrio, type Member } from './trio.js';
 
 let inst: TestInstance;
-let ann: { id: string; token: string };
-let bob: { id: string; token: string };
-let cat: { id: string; token: string };
+let ann: Member, bob: Member, cat: Member;
 let home: string;
 
 const file = (rel: string) => fs.readFileSync(path.join(home, rel), 'utf8');
@@ -22,11 +21,7 @@ const writeFile = (rel: string, text: string) => {
 };
 
 beforeAll(async () => {
-  inst = await startInstance();
-  ann = await inst.user('ann');
-  bob = await inst.user('bob');
-  cat = await inst.user('cat');
-  home = path.join(inst.dataDir, 'homes', 'ann');
+  ({ inst, ann, bob, cat, home } = await startTrio());
   writeFile('Notes/Plan.md', '---\nid: plan\n---\n# Plan\n\nFirst line.\n');
   writeFile('Notes/Quiet.md', '---\nid: quiet\n---\nquiet\n');
   writeFile('Notes/Many.md', '---\nid: many\n---\n');
