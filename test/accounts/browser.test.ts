@@ -6,12 +6,11 @@
 import fs from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumInstalled, launchChromium } from '../helpers/chromium.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`[browser.test] skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+const haveChromium = chromiumInstalled('browser.test');
 
 let inst: TestInstance;
 let browser: Browser;
@@ -22,10 +21,7 @@ describe.skipIf(!haveChromium)('browser pages with a virtual authenticator', () 
   beforeAll(async () => {
     inst = await startInstance();
     origin = inst.url.replace('127.0.0.1', 'localhost');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext();
     page = await context.newPage();
     const cdp = await context.newCDPSession(page);

@@ -6,12 +6,11 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumInstalled, launchChromium } from '../helpers/chromium.js';
 import { CANARY, startPublicRig, type PublicRig } from './fixture.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`[page.browser.test] skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+const haveChromium = chromiumInstalled('page.browser.test');
 
 let rig: PublicRig;
 let browser: Browser;
@@ -22,10 +21,7 @@ const cspErrors: string[] = [];
 describe.skipIf(!haveChromium)('public link page in Chromium', () => {
   beforeAll(async () => {
     rig = await startPublicRig();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ acceptDownloads: true });
     page = await context.newPage();
     page.on('console', (m) => {

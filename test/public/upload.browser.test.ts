@@ -8,12 +8,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumInstalled, launchChromium } from '../helpers/chromium.js';
 import { startPublicRig, type PublicRig } from './fixture.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`[upload.browser.test] skipped: ${CHROMIUM} is absent (apt-get install chromium)`);
+const haveChromium = chromiumInstalled('upload.browser.test');
 
 let rig: PublicRig;
 let browser: Browser;
@@ -24,10 +23,7 @@ describe.skipIf(!haveChromium)('file drop page in Chromium', () => {
   beforeAll(async () => {
     rig = await startPublicRig();
     fs.mkdirSync(path.join(rig.home, 'Inbox'), { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
