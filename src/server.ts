@@ -22,7 +22,7 @@ import { registerFeedRoute } from './calendar/feed-route.js';
 import { registerCalDav } from './caldav/routes.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
 import { CalendarSyncSchedule } from './calendar/sync-schedule.js';
-import { migrateLegacyCalendarAccounts } from './integrations/store.js';
+import { migrateLegacyCalendarAccounts } from './integrations/integration-store.js';
 import { attachCollab } from './collab/hub.js';
 
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {

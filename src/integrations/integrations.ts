@@ -14,7 +14,7 @@ import { openSecret, sealSecret } from '../calendar/account-secret.js';
 import { connectAccount, removeAccount, setAccountEnabled, startFirstSync } from '../calendar/account.js';
 import { checkImap, checkSmtp } from './mail-check.js';
 import { hostsFor, parseMailHost, type Hosts, type HostOverrides, type Provider } from './providers.js';
-import { addIntegration, getIntegration, integrationView, listIntegrations, patchIntegration, removeIntegrationRecord } from './store.js';
+import { addIntegration, getIntegration, integrationView, listIntegrations, patchIntegration, removeIntegrationRecord } from './integration-store.js';
 
 export interface CreateBody extends HostOverrides {
   provider: Provider;

@@ -360,7 +360,7 @@ export interface CalendarSubscriptionRecord {
   last_error: string | null;
 }
 
-/** A Connected Account (src/integrations/store.ts; docs/calendar-sync.md): a provider's mail and calendar sides. */
+/** A Connected Account (src/integrations/integration-store.ts; docs/calendar-sync.md): a provider's mail and calendar sides. */
 export interface IntegrationAccountRecord {
   id: string;
   user_id: string;

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { Nullable, Obj, OneOf, PathString, specAction } from '../actions/spec.js';
 import { systemInfo } from './handlers.js';
 import * as integ from '../integrations/integrations.js';
-import { migrationStatus } from '../integrations/store.js';
+import { migrationStatus } from '../integrations/integration-store.js';
 import { callerOf } from '../actions/context.js';
 
 const HostOverride = Type.Optional(Nullable(Type.String({ description: 'Host override, accepted only for provider `other`' })));

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from '../../src/core/config.js';
-import { migrateLegacyCalendarAccounts } from '../../src/integrations/store.js';
+import { migrateLegacyCalendarAccounts } from '../../src/integrations/integration-store.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { mkcalendar, startRadicale, vevent, type Radicale } from '../caldav/sync-peers.js';
 import { startDovecot, startSmtp, type Peer } from './peers.js';

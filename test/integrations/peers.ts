@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../caldav/sync-peers.js';
+import { freePort, stopProcess } from '../helpers/processes.js';
 
 export interface Peer {
   port: number;
@@ -84,14 +84,7 @@ service imap-login {
   }
   return {
     port,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const gone = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await gone;
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => stopProcess(child, dir),
   };
 }
 
