@@ -1,7 +1,7 @@
 /**
  * Section 4.6 of the spec: the change journal. Both actions need unrestricted data scope:
  * scoped credentials cannot read this journal. Handlers are in handlers.ts; the journal in
- * journal.ts (docs/changes.md).
+ * change-log.ts (docs/changes.md).
  */
 import { Type } from '@sinclair/typebox';
 import { Obj, specAction } from '../actions/spec.js';
