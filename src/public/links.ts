@@ -77,17 +77,29 @@ function checkPasswordText(password: string | null): void {
   }
 }
 
+/** Runs a check whose errors come from another area, adding the request field they are about. */
+function naming<T>(field: string, check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof AppError && e.details && e.details.field === undefined) e.details.field = field;
+    throw e;
+  }
+}
+
 /** The target as stored, after checking that the caller can see it and that it can be shared. */
 async function checkTarget(scope: Scope, target: Target): Promise<Target> {
   if (target.kind === 'note' || target.kind === 'canvas') {
-    const note = findNote(scope, target.note_id);
+    const note = naming('body.target.note_id', () => findNote(scope, target.note_id));
     if (target.kind === 'canvas' && !note.path.toLowerCase().endsWith('.excalidraw.md')) {
       throw errors.badRequest(`Note ${target.note_id} is not a canvas; share it with kind "note"`, { field: 'body.target.note_id', reason: 'not_canvas' });
     }
     return { kind: target.kind, note_id: note.id };
   }
-  validateRelPath(target.path);
-  checkVisible(scope, target.path);
+  naming('body.target.path', () => {
+    validateRelPath(target.path);
+    checkVisible(scope, target.path);
+  });
   if (isIgnoredPath(target.path) || target.path.split('/').some((s) => s.startsWith('.'))) {
     throw errors.badRequest(`${JSON.stringify(target.path)} is hidden or internal (a name starting with "."); it cannot be shared`, {
       field: 'body.target.path',
@@ -95,7 +107,7 @@ async function checkTarget(scope: Scope, target: Target): Promise<Target> {
     });
   }
   const st = await plainEntry(scope, target.path);
-  if (st === null) throw errors.notFound(`No ${target.kind} at ${JSON.stringify(target.path)} (a symbolic link on the way is not shared either)`, { path: target.path });
+  if (st === null) throw errors.notFound(`No ${target.kind} at ${JSON.stringify(target.path)} (a symbolic link on the way is not shared either)`, { field: 'body.target.path', path: target.path });
   if (st.isDirectory() !== (target.kind === 'folder')) {
     throw errors.badRequest(`${JSON.stringify(target.path)} is a ${st.isDirectory() ? 'folder' : 'file'}; use kind "${st.isDirectory() ? 'folder' : 'file'}"`, {
       field: 'body.target.kind',
