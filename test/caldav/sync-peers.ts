@@ -1,20 +1,9 @@
 /** Real peers for the CalDAV sync tests and benchmark: Debian's Radicale on a free loopback port, with its own config, htpasswd file and storage in a temp folder. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+import { freePort, stopProcess } from '../helpers/processes.js';
 
 export interface Radicale {
   url: string;
@@ -60,14 +49,7 @@ export async function startRadicale(user = 'alice', password = 'secret-pw'): Pro
     url, user, password, dir,
     dav: (method, p, body, headers = {}) =>
       fetch(p.startsWith('http') ? p : url + p, { method, body, headers: { authorization: auth, ...(body ? { 'content-type': 'text/calendar; charset=utf-8' } : {}), ...headers } }),
-    stop: async () => {
-      if (child.exitCode === null) {
-        const gone = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await gone;
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => stopProcess(child, dir),
   };
 }
 

@@ -3,21 +3,11 @@
  * SIGKILL and start it again on the same data folder and port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 
 const CHILD = path.resolve(__dirname, '../collab/server-child.ts');
 const started = new Set<ChildProcess>();
-
-/** A loopback port free now, so a restarted server can take the same one. */
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 export interface ChildServer {
   child: ChildProcess;

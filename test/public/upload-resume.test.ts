@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Upload } from 'tus-js-client';
 import { afterAll, expect, it } from 'vitest';
-import { freePort, killChildServers, startChildServer } from '../helpers/child-server.js';
+import { killChildServers, startChildServer } from '../helpers/child-server.js';
+import { freePort } from '../helpers/processes.js';
 import { tempDir } from '../helpers/instance.js';
 
 const dataDir = tempDir('quire-upload-resume-');
