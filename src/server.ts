@@ -32,6 +32,7 @@ export async function openServices(config: Config, log: (line: string) => void =
   vaults.onVaultOpened((username, vault) => changes.attach(username, vault));
   const jobs = await JobRunner.open(path.join(paths.state(config), 'jobs.json'));
   const reminders = new ReminderScheduler(store, Date.now, log);
+  reminders.push.allowPrivate = config.allowPrivateFetch;
   // A reminder firing changes the user's inbox, not a file: it still reaches change streams and the delta feed.
   reminders.onFired((fired) => {
     for (const { item } of fired) {

@@ -7,6 +7,7 @@
  */
 import type https from 'node:https';
 import { newId } from '../core/ids.js';
+import { resolveHost } from '../core/outbound.js';
 import type { SidecarStore } from '../store/sidecar.js';
 import type { InboxItemRecord, PushSubscriptionRecord } from '../store/schema.js';
 import {
@@ -54,6 +55,8 @@ export function pushEndpointAllowed(endpoint: string): boolean {
 export class PushDelivery {
   /** The HTTPS agent for push requests (tests trust a local certificate through it). */
   agent: https.Agent | undefined;
+  /** Config.allowPrivateFetch (QUIRE_FETCH_ALLOW_PRIVATE=1), set by the server's start-up: push endpoints pass the shared outbound address check. */
+  allowPrivate = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private chain: Promise<unknown> = Promise.resolve();
@@ -156,6 +159,8 @@ export class PushDelivery {
 
   private async sendOne(sub: PushSubscriptionRecord, payload: string, keys: { public_key: string; private_key: string }) {
     try {
+      // An allowed push host that resolves to a private address (DNS rebinding, a hostile resolver) is refused like any outbound fetch.
+      await resolveHost(new URL(sub.endpoint), this.allowPrivate);
       await (await webPush()).sendNotification({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, payload, {
         vapidDetails: {
           subject: process.env.QUIRE_VAPID_SUBJECT ?? 'mailto:quire@localhost',

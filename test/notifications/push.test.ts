@@ -66,7 +66,8 @@ beforeAll(async () => {
   await new Promise<void>((r) => pushServer.listen(0, '127.0.0.1', r));
   pushBase = `https://127.0.0.1:${(pushServer.address() as { port: number }).port}`;
   process.env.QUIRE_PUSH_ALLOWED_HOSTS = 'push.example.test, 127.0.0.1';
-  inst = await startInstance();
+  // The local push service listens on 127.0.0.1: the operator's setting lets push reach it (docs/calendar-sync.md, "Outbound fetches").
+  inst = await startInstance({ allowPrivateFetch: true });
   inst.server.services.reminders!.push.agent = new https.Agent({ ca: fs.readFileSync(cert) });
   user = await inst.user('pat');
   const n = await inst.api('POST', '/api/v1/notes', { token: user.token, body: { title: 'Push me', body: 'Ring the bell ^p1\n' } });
