@@ -122,10 +122,11 @@ function buildProgram(Cmd: typeof Command, version: string, catalog: readonly Ca
 
   program
     .command('login')
-    .description('Sign in through the browser: prints a URL and a code to approve there, waits, and stores the credential')
+    .description('Sign in through the browser: opens (or prints) a URL and a code to approve there, waits, and stores the credential')
     .option('--server <url>', 'server URL (env QUIRE_SERVER)')
     .option('--name <name>', 'installation name shown on the approval page (default: quire on <hostname>)')
-    .action(async (o: { server?: string; name?: string }) => {
+    .option('--no-browser', 'do not open a browser or listen for its return: print the address and code only')
+    .action(async (o: { server?: string; name?: string; browser?: boolean }) => {
       process.exitCode = await (await import('./login.js')).login(o, io);
     });
   program
