@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_DIR, parseArgs, REPO_DIR, round, summarize } from './lib.js';
+import { BENCH_DIR, parseArgs, REPO_DIR, round, runChild, SERVER_NODE_FLAGS, summarize } from './lib.js';
 import { ensureVault } from './vault-gen.js';
 
 const QUIRE = path.join(REPO_DIR, 'bin', 'quire.js');
@@ -62,6 +62,59 @@ export interface CliFigures {
   /** First call with no daemon running: no snapshot in the cache (cold), then with one (the daemon's exit saved it). */
   firstCold: number;
   firstWithSnapshot: number;
+  /** `quire serve --vault` on the same folder, from process start to its `index ready` line, beside the read+hash floor. */
+  serve?: ServeFigures;
+}
+
+export interface ServeFigures {
+  /** Walk, read and SHA-256 every file (child-floor.ts, inside its process). */
+  floorMs: number;
+  cold: number;
+  warm: number;
+  coldInFloors: number;
+  warmInFloors: number;
+}
+
+/** Spawns `quire serve --vault` (with the server's Node.js flags) and resolves at its `index ready` line: ms from spawn. */
+function timeServeReady(root: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, QUIRE, 'serve', '--vault', root, '--port', '0'], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'], env });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      if (/index ready/.test(out)) {
+        const ms = performance.now() - t;
+        child.kill('SIGTERM');
+        child.once('exit', () => resolve(ms));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => (/index ready/.test(out) ? undefined : reject(new Error(`quire serve exited with ${code}: ${out.slice(-2000)}`))));
+  });
+}
+
+/** Cold (no snapshot in the state folder) and warm (the snapshot the cold run saved), each the median of `runs`. */
+export async function serveFigures(root: string, runs: number, log: (s: string) => void): Promise<ServeFigures> {
+  const floor = await runChild<{ ms: number }>('child-floor.ts', ['--root', root]);
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const state = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-serve-'));
+    const env = { ...process.env, XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), QUIRE_DATA: '', QUIRE_PORT: '' };
+    try {
+      cold.push(await timeServeReady(root, env));
+      warm.push(await timeServeReady(root, env));
+    } finally {
+      fs.rmSync(state, { recursive: true, force: true });
+    }
+  }
+  const c = summarize(cold).p50;
+  const w = summarize(warm).p50;
+  const out = { floorMs: floor.ms, cold: round(c, 0), warm: round(w, 0), coldInFloors: round(c / floor.ms), warmInFloors: round(w / floor.ms) };
+  log(`  serve --vault → index ready, from process start: cold ${out.cold} ms (${out.coldInFloors}× the floor, goal ≤ 2.5), warm ${out.warm} ms (${out.warmInFloors}×, goal ≤ 0.5); read+hash floor ${floor.ms} ms (medians of ${runs})`);
+  return out;
 }
 
 export async function cliFigures(opts: { runs?: number; count?: number; log?: (s: string) => void } = {}): Promise<CliFigures> {
@@ -139,6 +192,7 @@ export async function cliFigures(opts: { runs?: number; count?: number; log?: (s
       log(`  ${q.name.padEnd(9)} warm ${Math.round(out.queries[q.name]!.warm.p50)} ms (${files} files) | grep -rl ${Math.round(out.queries[q.name]!.grep.p50)} ms (${grepFiles} files) | in process, no daemon ${Math.round(inProcess)} ms`);
     }
     log(`  --help ${Math.round(out.help.p50)} ms; bare node -e 0 ${Math.round(out.nodeBare.p50)} ms (medians of ${runs})`);
+    out.serve = await serveFigures(root, Math.min(runs, 3), log);
     return out;
   } finally {
     await quire(['daemon', 'stop', '--vault', root]);
