@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { startServer } from '../src/server.js';
 import { benchOwner } from './owner.js';
-import { emit, parseArgs, summarize } from './lib.js';
+import { emit, parseArgs, summarize, timed } from './lib.js';
 
 const args = parseArgs(process.argv.slice(2));
 const dataDir = path.resolve(String(args.data));
@@ -27,13 +27,12 @@ const basic = `Basic ${Buffer.from(`${username}:${((await ap.json()) as { passwo
 const calendar = `/dav/calendars/${username}/Work/`;
 
 async function dav(method: string, url: string, body: string, depth: string) {
-  const t = performance.now();
-  const c = process.cpuUsage();
-  const res = await fetch(server.url + url, { method, headers: { authorization: basic, depth, 'content-type': 'application/xml; charset=utf-8' }, body });
-  const text = await res.text();
-  const cpu = process.cpuUsage(c);
-  if (res.status !== 207) throw new Error(`${method} ${url} answered ${res.status}: ${text.slice(0, 300)}`);
-  return { ms: performance.now() - t, cpuMs: (cpu.user + cpu.system) / 1000, text, bytes: Buffer.byteLength(text) };
+  const r = await timed(async () => {
+    const res = await fetch(server.url + url, { method, headers: { authorization: basic, depth, 'content-type': 'application/xml; charset=utf-8' }, body });
+    return { status: res.status, text: await res.text() };
+  });
+  if (r.status !== 207) throw new Error(`${method} ${url} answered ${r.status}: ${r.text.slice(0, 300)}`);
+  return { ms: r.ms, cpuMs: r.cpuMs, text: r.text, bytes: Buffer.byteLength(r.text) };
 }
 
 const PROPFIND = '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:getcontenttype/></d:prop></d:propfind>';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { startServer } from '../src/server.js';
 import { benchOwner } from './owner.js';
-import { emit, parseArgs, summarize } from './lib.js';
+import { emit, parseArgs, summarize, timed } from './lib.js';
 
 const args = parseArgs(process.argv.slice(2));
 const dataDir = path.resolve(String(args.data));
@@ -26,15 +26,11 @@ async function api(method: string, route: string, body?: unknown) {
   return res.json() as Promise<any>;
 }
 
-/** Wall time, and the process's CPU time (server and client share it): on a busy machine the CPU time is the steadier figure. */
-async function timedGet(url: string, headers: Record<string, string> = {}) {
-  const t = performance.now();
-  const c = process.cpuUsage();
-  const res = await fetch(server.url + new URL(url).pathname, { headers });
-  const bytes = (await res.arrayBuffer()).byteLength;
-  const cpu = process.cpuUsage(c);
-  return { ms: performance.now() - t, cpuMs: (cpu.user + cpu.system) / 1000, status: res.status, bytes, etag: res.headers.get('etag') };
-}
+const timedGet = (url: string, headers: Record<string, string> = {}) =>
+  timed(async () => {
+    const res = await fetch(server.url + new URL(url).pathname, { headers });
+    return { status: res.status, bytes: (await res.arrayBuffer()).byteLength, etag: res.headers.get('etag') };
+  });
 
 const feed = (name: string, detail: string) => api('POST', '/api/v1/calendar/feeds', { name, detail, source: 'calendar', source_id: 'Cal0' });
 

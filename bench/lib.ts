@@ -61,6 +61,18 @@ export function summarize(samples: number[]) {
   };
 }
 
+/**
+ * Runs `f` and adds its wall time and the process's CPU time, both in ms. A benchmark child
+ * runs server and client in one process: on a busy machine the CPU time is the steadier figure.
+ */
+export async function timed<T extends object>(f: () => Promise<T>): Promise<T & { ms: number; cpuMs: number }> {
+  const t = performance.now();
+  const c = process.cpuUsage();
+  const r = await f();
+  const cpu = process.cpuUsage(c);
+  return { ...r, ms: performance.now() - t, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
 /** What `summarize` gives: sample count, percentiles, max and mean. */
 export type Stats = ReturnType<typeof summarize>;
 
