@@ -52,7 +52,8 @@ function timeText(t: ICAL.Time, tzid: string | null): string {
   if (t.isDate) return dateText(Date.UTC(t.year, t.month - 1, t.day));
   const wall = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
   if (t.zone === ICAL.Timezone.localTimezone || !t.zone) return wallText(wall);
-  return rfc3339(t.toUnixTime() * 1000, tzid && !tzid.includes(' ') && t.zone !== ICAL.Timezone.utcTimezone ? tzid : 'UTC');
+  // A UTC end (DTEND in Z, or a DURATION's exact end) is shown in the event's zone, like its start.
+  return rfc3339(t.toUnixTime() * 1000, tzid && !tzid.includes(' ') ? tzid : 'UTC');
 }
 
 export function eventRecord(e: Readable) {

@@ -106,6 +106,25 @@ function valuesOf(c: ICAL.Component, name: string): string[] {
  * DTSTART, unknown TZIDs. Files other programs wrote are read leniently (an
  * unknown TZID reads as floating time) but still need one UID and a DTSTART.
  */
+/**
+ * Where an event ends. With DURATION, RFC 5545 (3.3.6, 3.8.5.3) counts weeks and days in
+ * wall-clock time but hours, minutes and seconds as exact time; ical.js adds all of it to the
+ * wall clock, so `PT1H` from 01:30 on a fall-back night would end two real hours later.
+ */
+export function eventEnd(ev: ICAL.Event): ICAL.Time {
+  const start = ev.startDate;
+  const d = ev.component.hasProperty('dtend') ? null : (ev.component.getFirstPropertyValue('duration') as ICAL.Duration | null);
+  const zone = start.zone;
+  if (!d || start.isDate || !zone || zone === ICAL.Timezone.localTimezone || zone === ICAL.Timezone.utcTimezone) return ev.endDate;
+  const sign = d.isNegative ? -1 : 1;
+  const end = start.clone();
+  end.addDuration(new ICAL.Duration({ weeks: d.weeks, days: d.days, isNegative: d.isNegative }));
+  const exact = sign * (d.hours * 3600 + d.minutes * 60 + d.seconds);
+  if (exact === 0) return end;
+  // In UTC: the end may be the second of two equal wall times (01:30 EST after 01:30 EDT).
+  return ICAL.Time.fromJSDate(new Date((end.toUnixTime() + exact) * 1000), true);
+}
+
 export function parseEvent(textIn: string, opts: { field: string; strict: boolean }): ParsedIcs {
   const { field, strict } = opts;
   const root = parseRoot(textIn, field);
@@ -138,7 +157,7 @@ export function parseEvent(textIn: string, opts: { field: string; strict: boolea
   try {
     ev = new ICAL.Event(main);
     dtstart = ev.startDate;
-    dtend = ev.endDate;
+    dtend = eventEnd(ev);
     if (master && master.hasProperty('rrule')) ev.iterator().next();
   } catch (e) {
     throw bad(field, `the VEVENT cannot be read: ${(e as Error).message}`, 'malformed_icalendar');

@@ -7,7 +7,7 @@
  * viewer's zone only when a window is answered (docs/calendar.md, "Recurrence").
  */
 import ICAL from 'ical.js';
-import type { ParsedIcs } from './ics.js';
+import { eventEnd, type ParsedIcs } from './ics.js';
 import { instantToWall, wallToInstant } from './zones.js';
 
 export interface Occurrence {
@@ -102,7 +102,7 @@ export class Expansion {
   private single(c: ICAL.Component): Occurrence {
     const ev = new ICAL.Event(c);
     const s = timeValue(ev.startDate);
-    const e = timeValue(ev.endDate);
+    const e = timeValue(eventEnd(ev));
     const rid = c.getFirstPropertyValue('recurrence-id');
     const r = rid instanceof ICAL.Time ? timeValue(rid).v : null;
     return { start: s.v, end: Math.max(s.v, e.v), floating: s.floating, allDay: ev.startDate.isDate, recurrenceId: r, component: c };
