@@ -29,6 +29,17 @@ export interface Dav {
 const DAV_MAX_BYTES = 32 * 1024 * 1024;
 const DAV_TIMEOUT_MS = 30_000;
 const MULTIGET_BATCH = 200;
+const PULL_CONCURRENCY = 8;
+
+/** Runs `fn` over `items` with at most `n` at a time; the first failure is thrown once the others settle. */
+async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const results = await Promise.allSettled(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
 
 export function davOf(config: Config, username: string, password: string): Dav {
   return {
@@ -290,9 +301,10 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
   }
   const fetched = await multiget(dav, url, [...toFetch, ...toConflict, ...toFetchLate]);
   const conflictSet = new Set(toConflict);
-  for (const href of [...toFetch, ...toFetchLate, ...toConflict]) {
+  // A few writes in flight: the Home prepares (writes and syncs) each temp file outside its writer lock, so they overlap.
+  await inParallel([...new Set([...toFetch, ...toFetchLate, ...toConflict])], PULL_CONCURRENCY, async (href) => {
     const got = fetched.get(href);
-    if (!got) continue;
+    if (!got) return;
     const uid = uidOf(got.data) ?? href;
     const item = items[href];
     const path = item?.path ?? eventPathIn(calendarId, uid);
@@ -319,7 +331,7 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
       if (!is412(e)) throw e;
     }
     tick();
-  }
+  });
   // Files created here: sent as new objects.
   for (const [path, file] of await mirrorFiles(scope, calendarId)) {
     if (tracked.has(path)) continue;
