@@ -226,8 +226,10 @@ function dropFor(services: Services): Drop {
       return { metadata: { ...meta, [LINK_KEY]: open.link.id, [POLICY_KEY]: policy } };
     },
     onUploadFinish: async (req, upload) => {
-      const path = await finish(drop!, await openFor(services, req), upload);
-      return { headers: { 'Quire-Upload-Path': path } };
+      const open = await openFor(services, req);
+      const path = await finish(drop!, open, upload);
+      // The visitor sees paths inside the shared folder only, as in `entries`: not where it sits in the Home.
+      return { headers: { 'Quire-Upload-Path': open.targetPath === '' ? path : path.slice(open.targetPath.length + 1) } };
     },
     onResponseError: (_req, err) => {
       if (err instanceof AppError) return { status_code: err.status, body: JSON.stringify(err.toEnvelope()) };
@@ -316,6 +318,20 @@ const refuse = (err: AppError, extra: Record<string, string> = {}) =>
     headers: { 'content-type': 'application/json; charset=utf-8', 'tus-resumable': TUS_VERSION, ...(err.headers ?? {}), ...extra },
   });
 
+/** HEAD echoes Upload-Metadata: the server's own `quire_` keys (link id, policy, Home path) stay private. */
+function withoutReservedMetadata(res: Response): Response {
+  const meta = res.headers.get('upload-metadata');
+  if (meta === null) return res;
+  const kept = meta
+    .split(',')
+    .filter((pair) => !pair.trim().startsWith('quire_'))
+    .join(',');
+  const headers = new Headers(res.headers);
+  if (kept === '') headers.delete('upload-metadata');
+  else headers.set('upload-metadata', kept);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
 /**
  * One tus request, whatever surface sent it: the checks tus answers differently from the spec
  * (a wrong version is 412 with Tus-Version; a PATCH body that is not
@@ -342,7 +358,7 @@ export async function handleTus(services: Services, req: Request): Promise<Respo
   } catch (e) {
     return refuse(toAppError(e));
   }
-  if (res.status < 400) return res;
+  if (res.status < 400) return withoutReservedMetadata(res);
   const text = await res.text();
   let err: AppError;
   try {

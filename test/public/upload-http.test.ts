@@ -64,11 +64,14 @@ describe('the tus protocol', () => {
     expect(h.headers.get('upload-offset')).toBe('11');
     expect(h.headers.get('upload-length')).toBe(String(bytes.length));
     expect(h.headers.get('cache-control')).toBe('no-store');
+    // The server's own metadata (link id, policy, Home path) is not echoed to the visitor.
+    expect(h.headers.get('upload-metadata')).toBe(`filename ${Buffer.from('report.txt').toString('base64')}`);
     expect(fs.existsSync(inHome('Share/report.txt'))).toBe(false);
     const p2 = await patch(c.url!, 11, bytes.subarray(11), { 'upload-checksum': sha1(bytes.subarray(11)) });
     expect(p2.status, p2.text).toBe(204);
-    expect(p2.headers.get('quire-upload-path')).toBe('Share/report.txt');
+    expect(p2.headers.get('quire-upload-path')).toBe('report.txt');
     expect(fs.readFileSync(inHome('Share/report.txt'))).toEqual(bytes);
+    expect((await tus('HEAD', c.url!, V)).headers.get('upload-metadata')).toBe(`filename ${Buffer.from('report.txt').toString('base64')}`);
     // Nothing is left behind in the Home but the file; the bytes' store keeps only the record.
     expect(fs.readdirSync(inHome('Share')).filter((n) => n.includes('report'))).toEqual(['report.txt']);
     const after = await tus('HEAD', c.url!, V);
@@ -94,7 +97,7 @@ describe('the tus protocol', () => {
       body: bytes,
     });
     expect(r.status).toBe(201);
-    expect(r.headers.get('quire-upload-path')).toBe('Share/once2.bin');
+    expect(r.headers.get('quire-upload-path')).toBe('once2.bin');
     expect(r.headers.get('upload-offset')).toBe(String(bytes.length));
     expect(fs.readFileSync(inHome('Share/once2.bin'))).toEqual(bytes);
   });
@@ -163,8 +166,8 @@ describe('conflict policies', () => {
   };
 
   it('rename (the default) keeps both: "name (2).ext", then "(3)"', async () => {
-    expect((await send('data.txt', 'second')).headers.get('quire-upload-path')).toBe('Share/data (2).txt');
-    expect((await send('data.txt', 'third', 'rename')).headers.get('quire-upload-path')).toBe('Share/data (3).txt');
+    expect((await send('data.txt', 'second')).headers.get('quire-upload-path')).toBe('data (2).txt');
+    expect((await send('data.txt', 'third', 'rename')).headers.get('quire-upload-path')).toBe('data (3).txt');
     expect(fs.readFileSync(inHome('Share/data.txt'), 'utf8')).toBe('line one\nline two\n');
     expect(fs.readFileSync(inHome('Share/data (2).txt'), 'utf8')).toBe('second');
   });
@@ -249,7 +252,7 @@ describe('the base64 encoding (command line, MCP)', () => {
     expect(c.body.id).toMatch(/^[0-9a-f]{32}$/);
     const p = await api('PATCH', `${uploads()}/${c.body.id}`, { ...V, 'upload-offset': '5', 'upload-checksum': sha1(Buffer.from('world')) }, Buffer.from('world').toString('base64'));
     expect(p.status, p.text).toBe(200);
-    expect(p.body).toEqual({ offset: 10, path: 'Share/cli.txt' });
+    expect(p.body).toEqual({ offset: 10, path: 'cli.txt' });
     expect(fs.readFileSync(inHome('Share/cli.txt'), 'utf8')).toBe('helloworld');
     const bad = await api('PATCH', `${uploads()}/${c.body.id}`, { ...V, 'upload-offset': '0' }, 'not base64!');
     expect(bad.status).toBe(400);
