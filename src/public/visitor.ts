@@ -61,7 +61,7 @@ export async function info(open: OpenLink) {
     expires_at: link.expires_at,
     size: here.kind === 'file' ? here.size : null,
     mime: here.kind === 'file' ? mimeOf(here.path) : null,
-    updated: here.mtimeMs,
+    updated: Math.floor(here.mtimeMs),
   };
 }
 

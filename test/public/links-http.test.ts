@@ -145,6 +145,8 @@ describe('what a visitor gets', () => {
     expect(f.status).toBe(200);
     expect(f.body).toMatchObject({ slug: folder.slug, kind: 'folder', title: 'Share', has_password: false, size: null });
     expect(f.body.allowed_actions).toEqual(expect.arrayContaining(['entries', 'public_download', 'public_preview', 'public_thumb', 'public_upload_create']));
+    // Unix ms as every other time in the API: a whole number (file systems give fractions).
+    expect(Number.isInteger(f.body.updated)).toBe(true);
     const n = await visit(rig.inst, pub(note.slug));
     expect(n.body).toMatchObject({ kind: 'note', title: 'Shared note', mime: 'text/markdown; charset=utf-8' });
     expect(n.body.allowed_actions).toEqual(['info', 'linked_note', 'public_download', 'public_linked_notes', 'public_preview']);
