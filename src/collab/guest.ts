@@ -53,6 +53,9 @@ export async function startGuestSession(ctx: ActionContext, slug: string, passwo
 /** `collab_public_edit_session`: the guest session comes in the `X-Guest-Session` header. */
 export function guestCollabSession(ctx: ActionContext, slug: string, headers: Record<string, unknown>) {
   const hub = hubOf(ctx.services);
+  // The link first: an unknown, revoked or read-only link is 404 whoever asks, with or without a guest session.
+  const link = editableLink(ctx.services.store, slug, ctx.now());
+  if (!link) throw errors.notFound('No editable public link with this slug', { reason: 'not_editable' });
   const token = typeof headers['x-guest-session'] === 'string' ? headers['x-guest-session'] : '';
   const guest = token ? hub.guestOf(token, slug) : null;
   if (!guest) {
@@ -60,8 +63,6 @@ export function guestCollabSession(ctx: ActionContext, slug: string, headers: Re
       details: { reason: 'guest_session_required' },
     });
   }
-  const link = editableLink(ctx.services.store, slug, ctx.now());
-  if (!link) throw errors.notFound('No editable public link with this slug', { reason: 'not_editable' });
   const ref = { ownerId: link.user_id, noteId: link.target.note_id };
   return hub.session(ref, guestViewer(slug, guest), { guest, link: slug }, false);
 }

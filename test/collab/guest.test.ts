@@ -28,6 +28,7 @@ beforeAll(async () => {
     expect((await inst.api('POST', '/api/v1/links', { token: ann.token, body: { slug, target: { kind: 'note', note_id }, permissions: { view: true, edit }, ...(password ? { password } : {}) } })).status).toBe(201);
   await mk('open-door', 'open', true, 'sesame');
   await mk('look-only', 'viewonly', false);
+  await mk('side-door', 'viewonly', true);
 });
 afterAll(() => inst.close());
 
@@ -45,7 +46,9 @@ describe('guest editing', () => {
     expect(s.status).toBe(200);
     expect(s.body.guest).toMatch(/^g_/);
     // A session for one link is no key to another.
-    expect((await pub('GET', '/api/v1/collab/public/look-only', { 'x-guest-session': s.body.guest_session })).status).toBe(401);
+    expect((await pub('GET', '/api/v1/collab/public/side-door', { 'x-guest-session': s.body.guest_session })).status).toBe(401);
+    // A link that does not allow editing is no editable link at all, whatever the caller holds.
+    expect((await pub('GET', '/api/v1/collab/public/look-only', { 'x-guest-session': s.body.guest_session })).status).toBe(404);
     const c = await pub('GET', '/api/v1/collab/public/open-door', { 'x-guest-session': s.body.guest_session });
     expect(c.status).toBe(200);
     const g = await connect(c.body);

@@ -24,9 +24,9 @@ describe('quire actions list', () => {
     expect(rows).toHaveLength(registry.length);
     const me = rows.find((x: any) => x.name === 'current_user');
     expect(me).toMatchObject({ method: 'GET', route: '/api/v1/auth/me', scopes: ['account'], effect: 'read', implemented: true, tool: 'svc_api_current_user' });
-    expect(rows.find((x: any) => x.name === 'calendar_accounts').implemented).toBe(false);
+    expect(rows.find((x: any) => x.name === 'appearance_get').implemented).toBe(false);
     const text = await runCli(['actions', 'list']);
-    expect(text.stdout).toMatch(/calendar_accounts.*\[not implemented\]/);
+    expect(text.stdout).toMatch(/appearance_get.*\[not implemented\]/);
   });
 });
 

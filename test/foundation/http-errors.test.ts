@@ -79,7 +79,7 @@ describe('HTTP error envelope', () => {
   });
 
   it('answers an action without a handler with 501 internal / not_implemented', async () => {
-    const r = await inst.api('GET', '/api/v1/calendar/accounts', { token: owner.token });
+    const r = await inst.api('GET', '/api/v1/appearance', { token: owner.token });
     expect(r.status).toBe(501);
     expectEnvelope(r.body, 'internal');
     expect(r.body.error.details.reason).toBe('not_implemented');

@@ -69,7 +69,7 @@ describe('scopes and roles', () => {
 
   it('a guest can read but not change data', async () => {
     // A read-only data action that is not built yet still passes the scope check (501), a write does not (403).
-    const read = await inst.api('GET', '/api/v1/calendar/accounts', { token: guest.token });
+    const read = await inst.api('GET', '/api/v1/appearance', { token: guest.token });
     expect(read.status).toBe(501);
     const write = await inst.api('POST', '/api/v1/calendar/refresh', { token: guest.token });
     expect(write.status).toBe(403);

@@ -67,7 +67,7 @@ describe('quire mcp', () => {
     const bad = await client.callTool({ name: 'svc_api_update_role', arguments: { path: { id: m.id }, body: { role: 'king' }, confirm: true } });
     expect(bad.isError).toBe(true);
     expect(JSON.parse(textOf(bad)).error).toMatchObject({ code: 'bad_request' });
-    const missing = await client.callTool({ name: 'svc_api_calendar_accounts', arguments: {} });
+    const missing = await client.callTool({ name: 'svc_api_appearance_get', arguments: {} });
     expect(missing.isError).toBe(true);
     expect(JSON.parse(textOf(missing)).error.details.reason).toBe('not_implemented');
   });
