@@ -48,7 +48,8 @@ function wikilinks(md: Md, links: LinkResolver): void {
     if (!silent) {
       const bar = inner.indexOf('|');
       const target = (bar < 0 ? inner : inner.slice(0, bar)).trim();
-      const label = bar < 0 ? target.replace(/#\^?/, ' › ') : inner.slice(bar + 1).trim();
+      // `[[#Heading]]` (a heading of the same note) reads as the heading alone, not " › Heading".
+      const label = bar < 0 ? target.replace(/^#\^?/, '').replace(/#\^?/, ' › ') : inner.slice(bar + 1).trim();
       const src2 = embed ? links.imageSrc(target, 'wikilink') : null;
       if (src2 !== null) {
         const t = state.push('image', 'img', 0);

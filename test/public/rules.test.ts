@@ -102,6 +102,8 @@ describe('noteHtml', () => {
     ['[[Shared|the one]]', '<p><a href="/p/s?path=Shared.md" rel="noopener noreferrer nofollow">the one</a></p>'],
     ['[[Secret]]', '<p>Secret</p>'],
     ['[[Secret#Part]]', '<p>Secret › Part</p>'],
+    ['[[#Supported types]]', '<p>Supported types</p>'],
+    ['[[#^block-1]]', '<p>block-1</p>'],
     ['![[pic.png]]', '<p><img src="/api/v1/public/s/preview?path=pic.png" alt="pic.png" /></p>'],
     ['![[other.png]]', '<p>other.png</p>'],
     ['[md](Shared.md)', '<p><a href="/p/s?path=Shared.md" rel="noopener noreferrer nofollow">md</a></p>'],
