@@ -8,6 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, toAppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
+import { ensureDefaultCalendar } from '../calendar/events.js';
 import { canWrite, davCaller } from './auth.js';
 import { DavError, precondition } from './errors.js';
 import { hrefPath, parseDavPath, WELL_KNOWN, type DavTarget } from './paths.js';
@@ -87,7 +88,11 @@ export async function handleDav(services: Services, req: DavRequest): Promise<Da
     if (!target) throw notFound();
     if (req.method === 'OPTIONS') return { status: 200, headers: { dav: DAV_HEADER, allow: ALLOW, 'content-length': '0' }, body: '' };
     const caller = davCaller(services.store, req.headers.authorization, Date.now());
-    const ctx = await davContext(services, caller);
+    let ctx = await davContext(services, caller);
+    // A phone set up with the profile lists the calendar home first and needs a calendar to add
+    // events to: a Home without any gets the default one, as its first event through the API would.
+    const own = 'user' in target && target.user.toLowerCase() === caller.username.toLowerCase();
+    if (own && target.kind !== 'principal' && canWrite(caller) && (await ensureDefaultCalendar(ctx.scope))) ctx = await davContext(services, caller);
     const out = await route(ctx, target, req);
     out.headers.dav ??= DAV_HEADER;
     return out;

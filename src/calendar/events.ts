@@ -195,6 +195,23 @@ async function ensureCalendar(scope: Scope, id: string): Promise<void> {
   }
 }
 
+/**
+ * Makes the default calendar when the caller sees none, as the first event would; true when it
+ * made one. For CalDAV: a phone set up with the profile must find a calendar to add events to.
+ * A Home prefix that leaves no room for it (writes refused there) is left as it is.
+ */
+export async function ensureDefaultCalendar(scope: Scope): Promise<boolean> {
+  const { calendars } = await openCalendars(scope);
+  if (calendars.length > 0) return false;
+  try {
+    await ensureCalendar(scope, await defaultCalendarId(scope));
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'forbidden') return false;
+    throw e;
+  }
+  return true;
+}
+
 /** Creates an event from iCalendar text in `calendarId` (default: see defaultCalendarId). */
 export async function createEvent(scope: Scope, calendarIdIn: string | null | undefined, icalendar: string, field = 'body.icalendar') {
   const { text, uid } = withUid(icalendar, field);
