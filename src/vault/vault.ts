@@ -1,8 +1,8 @@
 /**
  * A live vault: one Home on disk, its index, and the watcher that keeps the
  * index in step with edits made by other programs. Opening a vault scans the
- * Home (reusing the cached facts of files whose size and mtime, or hash, did
- * not change), then applies what the watcher saw meanwhile. Until the scan
+ * Home (reusing the cached facts of files whose size, mtime and ctime, or
+ * hash, did not change), then applies what the watcher saw meanwhile. Until the scan
  * is done, `whenReady` makes callers wait rather than answer from a
  * half-built index.
  */
@@ -54,6 +54,9 @@ export interface ScanStats {
 }
 
 const isNotePath = (rel: string) => rel.toLowerCase().endsWith('.md');
+
+/** Whether a file found on disk is the one a snapshot recorded; a record without a ctime (none was known) is not trusted. */
+const sameStat = (before: FileStat, f: FoundFile) => before.size === f.size && before.mtimeMs === f.mtimeMs && before.ctimeMs === f.ctimeMs;
 const READ_CONCURRENCY = 32;
 const WALK_SLICE = 1000;
 
@@ -62,6 +65,8 @@ interface FoundFile {
   abs: string;
   size: number;
   mtimeMs: number;
+  /** Changes with every write and every utimes (a restored mtime), and a new inode gets a new one: what a warm start trusts a file by. */
+  ctimeMs: number;
   birthtimeMs: number;
   /** Reached through a symlink to a file (followSymlinks only): opened following the link. */
   link: boolean;
@@ -112,7 +117,7 @@ async function walk(root: string, follow: boolean, onFile: (f: FoundFile) => voi
   const walked = new Set<string>();
   let budget = WALK_SLICE;
   const found = (childRel: string, st: fs.Stats, link: boolean) => {
-    const f = { rel: childRel, abs: path.join(root, childRel), size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs, link };
+    const f = { rel: childRel, abs: path.join(root, childRel), size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, birthtimeMs: st.birthtimeMs, link };
     out.push(f);
     onFile(f);
   };
@@ -294,12 +299,14 @@ export class Vault {
     for (const f of found) {
       seen.add(f.rel);
       const before = index.statOf(f.rel);
-      if (before && before.size === f.size && before.mtimeMs === f.mtimeMs && textInStep(f.rel, before.etag)) {
+      // Trusted by its stat alone, unread: same size, mtime and ctime as when its facts were taken. An edit
+      // while the server was down that kept the size and restored the mtime (touch -d) still moved the ctime.
+      if (before && sameStat(before, f) && textInStep(f.rel, before.etag)) {
         this.progress.done++;
       } else if (isNotePath(f.rel)) {
         toRead.set(f.rel, f);
       } else {
-        index.upsertFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs, etag: '', birthtimeMs: f.birthtimeMs });
+        index.upsertFile(f.rel, { size: f.size, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs, etag: '', birthtimeMs: f.birthtimeMs });
         this.dirty = true;
         this.progress.done++;
       }
@@ -318,7 +325,7 @@ export class Vault {
         return;
       }
       this.dirty = true;
-      const stat = { size: f.size, mtimeMs: f.mtimeMs, etag: r.etag, birthtimeMs: f.birthtimeMs };
+      const stat = { size: f.size, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs, etag: r.etag, birthtimeMs: f.birthtimeMs };
       if (r.facts === null) {
         index.upsertNote(f.rel, index.noteByPath(f.rel)!.facts, stat, null);
       } else {
@@ -430,9 +437,10 @@ export class Vault {
       const { bytes, st } = content;
       const etag = etagOf(bytes);
       const before = index.statOf(c.path);
-      const stat: FileStat = { size: st.size, mtimeMs: st.mtimeMs, etag, birthtimeMs: st.birthtimeMs };
+      const stat: FileStat = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, etag, birthtimeMs: st.birthtimeMs };
       if (before && before.etag === etag) {
-        if (before.mtimeMs !== st.mtimeMs && isNotePath(c.path)) {
+        // Same bytes, new stat: recorded, so the next start trusts the file without reading it.
+        if ((before.mtimeMs !== st.mtimeMs || before.ctimeMs !== st.ctimeMs) && isNotePath(c.path)) {
           index.upsertNote(c.path, index.noteByPath(c.path)!.facts, stat, null);
           this.generation++;
         }
@@ -474,6 +482,7 @@ export class Vault {
       this.indexBytes(e.path, e.bytes, {
         size: e.bytes.length,
         mtimeMs: st?.mtimeMs ?? Date.now(),
+        ...(st ? { ctimeMs: st.ctimeMs } : {}),
         etag: e.etag,
         birthtimeMs: st?.birthtimeMs ?? Date.now(),
       });
@@ -491,7 +500,7 @@ export class Vault {
           const bytes = fs.readFileSync(abs);
           const st = fs.statSync(abs);
           index.remove(p);
-          this.indexBytes(to, bytes, { size: st.size, mtimeMs: st.mtimeMs, etag: etagOf(bytes), birthtimeMs: st.birthtimeMs });
+          this.indexBytes(to, bytes, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, etag: etagOf(bytes), birthtimeMs: st.birthtimeMs });
           this.changed({ kind: 'move', from: p, path: to, source: 'api' });
         } catch (err) {
           this.report(err);
