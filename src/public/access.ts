@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { constants as FS, lstatSync, promises as fsp, type Stats } from 'node:fs';
 import nodePath from 'node:path';
 import type { Caller } from '../accounts/caller.js';
+import { paths } from '../core/config.js';
 import { AppError, errors } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import type { NoteEntry } from '../index/types.js';
@@ -20,7 +21,8 @@ import { visible, type Scope } from '../notes/access.js';
 import { isIgnoredPath } from '../vault/ignore.js';
 import { validateRelPath } from '../vault/paths.js';
 import { findLinkBySlug, ownerActive, type PublicLinkRecord } from './link-store.js';
-import { checkPassword } from './passwords.js';
+import { isPageGrant, pageGrantOpens } from './page-token.js';
+import { checkPassword, passwordRequired } from './passwords.js';
 
 export type Permission = 'view' | 'download' | 'upload' | 'edit';
 
@@ -47,7 +49,14 @@ export async function openLink(services: Services, slug: string, password: strin
   if (link.expires_at !== null && link.expires_at <= now) throw gone('expired', 'This public link has expired');
   const owner = ownerActive(services.store, link.user_id);
   if (!owner) throw gone('owner_unavailable', 'No such public link');
-  if (link.password_hash !== null) await checkPassword(link.id, link.password_hash, password, now);
+  if (link.password_hash !== null) {
+    // The page's cookie holds a signed grant, not the password: checked without scrypt or the failure limit (it cannot be guessed).
+    if (password !== undefined && isPageGrant(password)) {
+      if (!pageGrantOpens(paths.state(services.config), password, { id: link.id, password_hash: link.password_hash }, now)) {
+        throw passwordRequired("This page's access to the link has ended (the password changed, or it expired): enter the password again");
+      }
+    } else await checkPassword(link.id, link.password_hash, password, now);
+  }
   const caller: Caller = {
     userId: owner.id,
     username: owner.username,

@@ -164,4 +164,20 @@ ${bodyHtml}
 `;
 }
 
+/**
+ * The trail of a folder link's page: the link's root, each folder above, and where the visitor is
+ * (not a link). `rel` is the path below the shared folder ('' = the root: no trail).
+ */
+export function breadcrumb(slug: string, rootName: string, rel: string): string {
+  if (rel === '') return '';
+  const segs = rel.split('/');
+  const page = `/p/${encodeURIComponent(slug)}`;
+  const items = [`<li><a href="${page}">${esc(rootName)}</a></li>`];
+  segs.forEach((seg, i) => {
+    const at = segs.slice(0, i + 1).join('/');
+    items.push(i === segs.length - 1 ? `<li aria-current="page">${esc(seg)}</li>` : `<li><a href="${page}?path=${encodeURIComponent(at)}">${esc(seg)}</a></li>`);
+  });
+  return `<nav aria-label="Breadcrumb" id="breadcrumb"><ol>${items.join('')}</ol></nav>`;
+}
+
 export { esc as escapeHtml };

@@ -21,7 +21,7 @@ const CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}input{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}
 button{font:inherit;padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer}
 [role=alert]{color:#a00}[role=status]{color:#060}code.user-code{font-size:1.4rem;letter-spacing:.1em}
-nav a{margin-right:1rem}@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}`;
+nav a{margin-right:1rem}#breadcrumb ol{list-style:none;padding:0;display:flex;flex-wrap:wrap}#breadcrumb li+li::before{content:"/";margin:0 .5rem}#breadcrumb a{margin:0}@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}`;
 
 function page(services: Services, name: string, title: string, body: string): string {
   const instance = esc(services.config.instanceName);

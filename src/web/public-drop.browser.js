@@ -5,10 +5,37 @@
 // loaded from here so the page's CSP, script-src 'self', allows it): in chunks, resumable (the
 // client remembers unfinished uploads in localStorage and continues them when the same file is
 // sent again), with a progress bar per file. The password, if any, travels in the HttpOnly
-// cookie the page set for /api/v1/public/<slug>. docs/public-links.md, "Uploads".
+// cookie the page set for /api/v1/public/<slug>. When the last upload running has ended, the
+// page's folder list (#entries) is fetched again and swapped in place, so the files just sent show
+// without a reload and without losing the progress list. docs/public-links.md, "Uploads".
 'use strict';
 (function () {
   const CHUNK = 8 * 1024 * 1024;
+  let running = 0;
+
+  // The same page, fetched again (same origin, so the cookie goes along; connect-src 'self'
+  // allows it), parsed without running anything in it, and its list put in place of ours.
+  function refreshList() {
+    const current = document.getElementById('entries');
+    if (!current) return;
+    fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+      .then(function (res) {
+        return res.ok ? res.text() : null;
+      })
+      .then(function (html) {
+        if (html === null || running > 0) return;
+        const fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('entries');
+        if (fresh) current.replaceWith(document.importNode(fresh, true));
+      })
+      .catch(function () {
+        /* the list stays as it was; a reload shows the files */
+      });
+  }
+
+  function ended() {
+    running--;
+    if (running === 0) refreshList();
+  }
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -37,6 +64,7 @@
     const status = el('span', { class: 'status', role: 'status' }, 'Waiting…');
     item.append(el('span', { class: 'name' }, file.name + ' '), bar, ' ', status);
     list.append(item);
+    running++;
     const upload = new window.tus.Upload(file, {
       endpoint: endpoint,
       chunkSize: CHUNK,
@@ -54,10 +82,12 @@
         const placed = res && res.getHeader('Quire-Upload-Path');
         status.textContent = placed ? 'Uploaded as ' + placed.slice(placed.lastIndexOf('/') + 1) : 'Uploaded';
         item.classList.add('done');
+        ended();
       },
       onError: function (err) {
         status.textContent = 'Failed: ' + errorText(err);
         item.classList.add('failed');
+        ended();
       },
     });
     upload.findPreviousUploads().then(function (previous) {

@@ -2,22 +2,25 @@
  * The page a visitor opens: `GET /p/{slug}` (a folder's sub-folders and files: `?path=`; a note
  * the shared note links to: `?note=`). Rendered on the server, so it works without JavaScript:
  * a note as sanitised HTML, a folder as a list with thumbnails and downloads, a password form
- * when the link has a password. The form posts to `/p/{slug}`; a right password is kept in an
- * HttpOnly, SameSite=Strict cookie `quire_public` scoped to `/p/{slug}` and to
- * `/api/v1/public/{slug}` (so the page's images and downloads, plain links to the API, carry it),
- * never in a URL. docs/public-links.md, "The page".
+ * when the link has a password. The form posts to `/p/{slug}`; a right password earns a signed,
+ * expiring grant (page-token.ts, never the password itself) kept in an HttpOnly, SameSite=Strict
+ * cookie `quire_public` scoped to `/p/{slug}` and to `/api/v1/public/{slug}` (so the page's images
+ * and downloads, plain links to the API, carry it), never in a URL. docs/public-links.md, "The page".
  *
- * Also the HTTP side of the password limits: a wrong `X-Public-Password` (or cookie) counts
- * against the sender's address, and an address over the limit gets 429 before any hashing.
+ * Also the HTTP side of the password limits: a wrong `X-Public-Password` counts against the
+ * sender's address, and an address over the limit gets 429 before any hashing. A grant is not a
+ * guess (it cannot be made without the key): it neither counts nor waits.
  */
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, toAppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
+import { paths } from '../core/config.js';
 import { locate, locateRel, openLink, readLocated, type OpenLink } from '../public/access.js';
 import { previewKind } from '../public/media.js';
-import { ipWait, recordIpFailure } from '../public/passwords.js';
-import { escapeHtml as esc, noteHtml } from '../public/render.js';
+import { isPageGrant, issuePageGrant, PAGE_GRANT_TTL_MS } from '../public/page-token.js';
+import { ipWait, passwordRequired, recordIpFailure } from '../public/passwords.js';
+import { breadcrumb, escapeHtml as esc, noteHtml } from '../public/render.js';
 import { entries, listLinkedNotes, resolverFor } from '../public/visitor.js';
 
 const COOKIE = 'quire_public';
@@ -35,6 +38,7 @@ const HEADERS = {
   'cache-control': 'no-store',
 };
 
+/** The page's grant, if the request carries one (a cookie of an older server, holding the password itself, is ignored). */
 function cookieOf(req: FastifyRequest): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
@@ -42,7 +46,8 @@ function cookieOf(req: FastifyRequest): string | undefined {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === COOKIE) {
       try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
+        const value = decodeURIComponent(part.slice(eq + 1).trim());
+        return isPageGrant(value) ? value : undefined;
       } catch {
         return undefined;
       }
@@ -51,14 +56,17 @@ function cookieOf(req: FastifyRequest): string | undefined {
   return undefined;
 }
 
-function passwordCookies(req: FastifyRequest, slug: string, password: string): string[] {
+function grantCookies(req: FastifyRequest, slug: string, grant: string): string[] {
   const secure = req.protocol === 'https' ? '; Secure' : '';
-  const value = encodeURIComponent(password);
   const s = encodeURIComponent(slug);
-  return [`/p/${s}`, `/api/v1/public/${s}`].map((p) => `${COOKIE}=${value}; Path=${p}; HttpOnly; SameSite=Strict${secure}`);
+  const age = Math.floor(PAGE_GRANT_TTL_MS / 1000);
+  return [`/p/${s}`, `/api/v1/public/${s}`].map((p) => `${COOKIE}=${grant}; Path=${p}; Max-Age=${age}; HttpOnly; SameSite=Strict${secure}`);
 }
 
-/** The API routes of public links take the cookie as `X-Public-Password`, and the per-address limit. */
+/**
+ * The API routes of public links take the cookie's grant as `X-Public-Password` (openLink checks
+ * its signature, link and expiry there, as for any sender of the header), and the per-address limit.
+ */
 function installPublicHooks(app: FastifyInstance): void {
   app.addHook('onRequest', (req: FastifyRequest, res: FastifyReply, done: () => void) => {
     if (!req.url.startsWith(API_PREFIX)) return done();
@@ -66,7 +74,7 @@ function installPublicHooks(app: FastifyInstance): void {
       const c = cookieOf(req);
       if (c !== undefined) req.headers['x-public-password'] = c;
     }
-    if (req.headers['x-public-password'] !== undefined) {
+    if (guess(req)) {
       const wait = ipWait(req.ip);
       if (wait > 0) {
         const err = tooManyFromHere(wait);
@@ -76,9 +84,15 @@ function installPublicHooks(app: FastifyInstance): void {
     done();
   });
   app.addHook('onResponse', (req: FastifyRequest, res: FastifyReply, done: () => void) => {
-    if (res.statusCode === 401 && req.url.startsWith(API_PREFIX) && req.headers['x-public-password'] !== undefined) recordIpFailure(req.ip);
+    if (res.statusCode === 401 && req.url.startsWith(API_PREFIX) && guess(req)) recordIpFailure(req.ip);
     done();
   });
+}
+
+/** A password sent to be checked (a grant is not one). */
+function guess(req: FastifyRequest): boolean {
+  const p = req.headers['x-public-password'];
+  return p !== undefined && !(typeof p === 'string' && isPageGrant(p));
 }
 
 const tooManyFromHere = (wait: number) =>
@@ -109,13 +123,13 @@ ${body}
 
 const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
-function passwordForm(slug: string, query: string, wrong: boolean): string {
+function passwordForm(slug: string, query: string, wrong: boolean, ended = false): string {
   return `<h1>This link is protected</h1>
 <form method="post" action="/p/${encodeURIComponent(slug)}${query}" id="password-form">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Open</button>
 </form>
-${wrong ? '<p id="error" role="alert">That password is wrong.</p>' : ''}`;
+${wrong ? '<p id="error" role="alert">That password is wrong.</p>' : ended ? '<p id="ended" role="status">Your access to this link has ended: enter its password again.</p>' : ''}`;
 }
 
 interface PageQuery {
@@ -129,7 +143,8 @@ async function content(open: OpenLink, q: PageQuery): Promise<{ title: string; h
   const p = open.link.permissions;
   const kind = open.link.target.kind;
   const parts: string[] = [];
-  let title = open.note?.title ?? open.targetPath.slice(open.targetPath.lastIndexOf('/') + 1);
+  const rootName = open.targetPath.slice(open.targetPath.lastIndexOf('/') + 1);
+  let title = open.note?.title ?? rootName;
   if (!p.view) {
     parts.push(`<h1>${esc(title)}</h1>`, p.upload ? '<p>Drop files for the owner of this link below.</p>' : '<p>This link shares nothing to look at.</p>');
   } else if (kind === 'canvas') {
@@ -138,12 +153,9 @@ async function content(open: OpenLink, q: PageQuery): Promise<{ title: string; h
     const list = await entries(open, { path: q.path });
     const rel = list.folder.path;
     title = rel === '' ? title : `${title}/${rel}`;
-    const crumbs = rel === '' ? [] : rel.split('/');
     parts.push(
+      breadcrumb(open.link.slug, rootName, rel),
       `<h1>${esc(title)}</h1>`,
-      `<nav aria-label="Folder"><a href="/p/${slug}">${esc(open.targetPath.slice(open.targetPath.lastIndexOf('/') + 1))}</a>${crumbs
-        .map((c, i) => ` / <a href="/p/${slug}?path=${encodeURIComponent(crumbs.slice(0, i + 1).join('/'))}">${esc(c)}</a>`)
-        .join('')}</nav>`,
       `<ul id="entries">${list.entries
         .map((e) => {
           const qp = encodeURIComponent(e.path);
@@ -163,6 +175,7 @@ async function content(open: OpenLink, q: PageQuery): Promise<{ title: string; h
     const pk = previewKind(target.path, bytes);
     const query = note ? `item=${encodeURIComponent(note.id)}` : `path=${encodeURIComponent(target.rel)}`;
     title = note?.title ?? (target.rel === '' ? title : name.replace(/\.md$/i, ''));
+    if (kind === 'folder') parts.push(breadcrumb(open.link.slug, rootName, target.rel));
     parts.push(`<h1>${esc(title)}</h1>`);
     if (pk === 'note') parts.push(`<article id="note">${noteHtml(bytes.toString('utf8'), resolverFor(open, target.path))}</article>`);
     else if (pk === 'as_is' && !name.toLowerCase().endsWith('.pdf')) parts.push(`<img id="preview" src="${api}/preview?${query}" alt="${esc(name)}">`);
@@ -197,18 +210,18 @@ function errorPage(res: FastifyReply, err: AppError) {
   return res.code(err.status).headers({ ...HEADERS, ...(err.headers ?? {}) }).type('text/html; charset=utf-8').send(shell('Public link', `<h1>${esc(text)}</h1>`));
 }
 
-async function renderPage(services: Services, req: FastifyRequest, res: FastifyReply, slug: string, password: string | undefined, wrong: boolean) {
+async function renderPage(services: Services, req: FastifyRequest, res: FastifyReply, slug: string, grant: string | undefined) {
   const q = req.query as Record<string, unknown>;
   const pq: PageQuery = { path: typeof q.path === 'string' ? q.path : undefined, note: typeof q.note === 'string' ? q.note : undefined };
   const back = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
   let open: OpenLink;
   try {
-    open = await openLink(services, slug, password);
+    open = await openLink(services, slug, grant);
   } catch (e) {
     const err = toAppError(e);
     if (err.details?.reason === 'password_required') {
-      if (password !== undefined) recordIpFailure(req.ip);
-      return res.code(401).headers(HEADERS).type('text/html; charset=utf-8').send(shell('Password needed', passwordForm(slug, back, wrong || password !== undefined)));
+      // A grant that no longer opens (expired, or the password changed) is not a guess.
+      return res.code(401).headers(HEADERS).type('text/html; charset=utf-8').send(shell('Password needed', passwordForm(slug, back, false, grant !== undefined)));
     }
     return errorPage(res, err);
   }
@@ -227,10 +240,7 @@ export function registerPublicPages(app: FastifyInstance, services: Services): v
   app.get('/assets/public-drop.js', (_req, res) => res.headers(HEADERS).type('text/javascript; charset=utf-8').send(DROP_SCRIPT));
   app.get('/p/:slug', (req, res) => {
     const { slug } = req.params as { slug: string };
-    const wait = ipWait(req.ip);
-    const c = cookieOf(req);
-    if (c !== undefined && wait > 0) return errorPage(res, tooManyFromHere(wait));
-    return renderPage(services, req, res, slug, c, false);
+    return renderPage(services, req, res, slug, cookieOf(req));
   });
   // The form's body is parsed in this plugin only: no API route accepts form bodies.
   void app.register(async (scope) => {
@@ -242,8 +252,11 @@ export function registerPublicPages(app: FastifyInstance, services: Services): v
       const wait = ipWait(req.ip);
       if (wait > 0) return errorPage(res, tooManyFromHere(wait));
       const password = req.body instanceof URLSearchParams ? (req.body.get('password') ?? '') : '';
+      let open: OpenLink;
       try {
-        await openLink(services, slug, password);
+        // A grant typed in the form would renew itself for ever: the form takes passwords only.
+        if (isPageGrant(password)) throw passwordRequired('The password for this public link is wrong');
+        open = await openLink(services, slug, password);
       } catch (e) {
         const err = toAppError(e);
         if (err.details?.reason !== 'password_required') return errorPage(res, err);
@@ -252,7 +265,10 @@ export function registerPublicPages(app: FastifyInstance, services: Services): v
         return res.code(401).headers(HEADERS).type('text/html; charset=utf-8').send(shell('Password needed', passwordForm(slug, back, true)));
       }
       const back = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
-      return res.code(303).header('set-cookie', passwordCookies(req, slug, password)).header('location', `/p/${encodeURIComponent(slug)}${back}`).headers(HEADERS).send();
+      const hash = open.link.password_hash;
+      // A link without a password needs no grant: the form only redirects back to the page.
+      if (hash !== null) res.header('set-cookie', grantCookies(req, slug, issuePageGrant(paths.state(services.config), { id: open.link.id, password_hash: hash }, Date.now())));
+      return res.code(303).header('location', `/p/${encodeURIComponent(slug)}${back}`).headers(HEADERS).send();
     });
   });
 }

@@ -87,8 +87,41 @@ describe.skipIf(!haveChromium)('public link page in Chromium', () => {
       ]),
     );
     expect(await page.evaluate(() => document.cookie)).toBe('');
+    // The cookie is a signed grant: the password never goes back to the browser.
+    for (const c of cookies.filter((c) => c.name === 'quire_public')) {
+      expect(c.value).toMatch(/^qpage_/);
+      expect(decodeURIComponent(c.value)).not.toContain('sesame');
+      expect(c.expires).toBeGreaterThan(Date.now() / 1000);
+    }
     await page.goto(`${rig.inst.url}/p/${other.slug}`);
     expect(await page.locator('#password-form').count()).toBe(1);
+    // The owner changes the password: the page asks again, and the new one opens it.
+    await rig.inst.api('PATCH', `/api/v1/links/${l.id}`, { token: rig.token, body: { password: 'new sesame' } });
+    await page.goto(`${rig.inst.url}/p/${l.slug}`);
+    expect(await page.locator('#ended').textContent()).toContain('enter its password again');
+    await page.getByLabel('Password').fill('new sesame');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.waitForURL(new RegExp(`/p/${l.slug}$`));
+    await expect.poll(() => page.locator('#entries img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(64);
+  });
+
+  it('a sub-folder and a file in it lead back to their parent and to the link\'s root (breadcrumb)', async () => {
+    const l = await rig.link({ target: { kind: 'folder', path: 'Share' } });
+    await page.goto(`${rig.inst.url}/p/${l.slug}`);
+    expect(await page.locator('#breadcrumb').count()).toBe(0);
+    await page.locator('#entries a', { hasText: 'sub/' }).click();
+    await page.waitForURL(/\?path=sub$/);
+    expect(await page.locator('#breadcrumb li').allTextContents()).toEqual(['Share', 'sub']);
+    expect(await page.locator('#breadcrumb [aria-current="page"]').textContent()).toBe('sub');
+    await page.locator('#entries a', { hasText: 'inner.md' }).click();
+    await page.waitForURL(/\?path=sub%2Finner\.md$/);
+    expect(await page.locator('#breadcrumb li').allTextContents()).toEqual(['Share', 'sub', 'inner.md']);
+    await page.locator('#breadcrumb a', { hasText: 'sub' }).click();
+    await page.waitForURL(/\?path=sub$/);
+    expect(await page.locator('#entries li').allTextContents()).toEqual(['inner.md 16 B']);
+    await page.locator('#breadcrumb a', { hasText: 'Share' }).click();
+    await page.waitForURL(new RegExp(`/p/${l.slug}$`));
+    expect(await page.locator('#entries > li > a').first().textContent()).toBe('sub/');
   });
 
   it('has the drop-zone container and its script only with upload', async () => {

@@ -58,6 +58,12 @@ describe.skipIf(!haveChromium)('file drop page in Chromium', () => {
     await expect.poll(() => second.locator('.status').textContent(), { timeout: 20_000 }).toBe('Uploaded as notes.txt');
     expect(fs.readFileSync(path.join(rig.home, 'Inbox', 'notes.txt'), 'utf8')).toBe('dropped text\n');
 
+    // The folder list shows both files once the uploads end, without a reload (the marker survives).
+    await page.evaluate(() => ((window as any).notReloaded = true));
+    await expect.poll(() => page.locator('#entries > li > a').allTextContents(), { timeout: 20_000 }).toEqual(['chosen photo.jpg', 'notes.txt']);
+    expect(await page.evaluate(() => (window as any).notReloaded)).toBe(true);
+    expect(await page.locator('#drop-list li').count()).toBe(2);
+
     // The same name again is kept beside the first, as the page says.
     await page.setInputFiles('#drop-input', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('second\n') });
     await expect.poll(() => page.locator('#drop-list li').nth(2).locator('.status').textContent(), { timeout: 20_000 }).toBe('Uploaded as notes (2).txt');
