@@ -13,7 +13,7 @@ import { canWrite, davCaller } from './auth.js';
 import { DavError, precondition } from './errors.js';
 import { hrefPath, parseDavPath, WELL_KNOWN, type DavTarget } from './paths.js';
 import { calendarQuery, type QueryFilter, parseFilter } from './query.js';
-import { allPropNames, basePathOf, davContext, hrefOf, membersOf, propsOf, resolve, type DavContext, type Resource } from './resources.js';
+import { allPropNames, basePathOf, davContext, hrefOf, membersOf, propsOf, resolve, servedText, type DavContext, type Resource } from './resources.js';
 import { deleteObject, makeCalendar, patchCalendar, putObject } from './writes.js';
 import { child, children, errorXml, multistatus, NS, parseXml, Prefixes, responseXml, XmlError, type XmlNode } from './xml.js';
 
@@ -140,7 +140,7 @@ function get(ctx: DavContext, target: DavTarget): DavResponse {
   if (r.kind !== 'object') {
     return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Quire CalDAV: add this address to a calendar app (CalDAV account).\n' };
   }
-  return { status: 200, headers: { 'content-type': 'text/calendar; charset=utf-8', etag: `"${r.entry.etag}"` }, body: r.entry.text };
+  return { status: 200, headers: { 'content-type': 'text/calendar; charset=utf-8', etag: `"${r.entry.etag}"` }, body: servedText(r.entry) };
 }
 
 function ok(px: Prefixes, responses: string[], extra = ''): DavResponse {

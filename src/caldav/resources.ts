@@ -6,6 +6,7 @@ import type { Caller } from '../accounts/caller.js';
 import type { CalendarEntry, CalendarIndex, ReadableEvent } from '../calendar/calendar-index.js';
 import { openCalendars } from '../calendar/events.js';
 import { CALENDARS_DIR, folderOf } from '../calendar/storage.js';
+import { withZones } from '../calendar/vtimezone.js';
 import { publicBaseUrl, paths } from '../core/config.js';
 import type { Services } from '../core/services.js';
 import { visible, type Scope } from '../notes/access.js';
@@ -38,6 +39,9 @@ export async function davContext(services: Services, caller: Caller): Promise<Da
 export function basePathOf(services: Services): string {
   return new URL(publicBaseUrl(services.config)).pathname.replace(/\/+$/, '');
 }
+
+/** An object as GET and REPORT send it: the stored text plus a VTIMEZONE for each IANA TZID it names without one. */
+export const servedText = (e: ReadableEvent): string => withZones(e.text, e.ics.root);
 
 export type Resource =
   | { kind: 'root' }
@@ -215,9 +219,9 @@ export function propValue(ctx: DavContext, px: Prefixes, r: Resource, p: { ns: s
     case D('getcontenttype'):
       return r.kind === 'object' ? txt('text/calendar; charset=utf-8; component=vevent') : undefined;
     case D('getcontentlength'):
-      return r.kind === 'object' ? txt(String(Buffer.byteLength(r.entry.text))) : undefined;
+      return r.kind === 'object' ? txt(String(Buffer.byteLength(servedText(r.entry)))) : undefined;
     case C('calendar-data'):
-      return r.kind === 'object' ? txt(r.entry.text) : undefined;
+      return r.kind === 'object' ? txt(servedText(r.entry)) : undefined;
   }
   return undefined;
 }

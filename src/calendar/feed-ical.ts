@@ -3,6 +3,7 @@
  * components in, text out. Busy-only feeds keep of each event only what says when it is busy.
  */
 import ICAL from 'ical.js';
+import { mergeRanges, missingZones, vtimezoneText, type YearRange } from './vtimezone.js';
 import { wallToInstant } from './zones.js';
 
 /** A local date and `HH:MM` in an IANA zone, or floating (zone null: "wherever you are"). */
@@ -106,6 +107,8 @@ export interface EventFile {
 interface FileBlocks {
   zones: Array<[tzid: string, text: string]>;
   events: string[];
+  /** IANA zones the file names without a VTIMEZONE, with the years its times span. */
+  missing: Map<string, YearRange>;
 }
 
 /**
@@ -116,7 +119,7 @@ interface FileBlocks {
 function textBlocks(f: EventFile): FileBlocks | null {
   const zones = f.root.getAllSubcomponents('vtimezone');
   const events = f.root.getAllSubcomponents('vevent');
-  const out: FileBlocks = { zones: [], events: [] };
+  const out: FileBlocks = { zones: [], events: [], missing: new Map() };
   const text = f.text;
   // BEGIN/END lines only (one native scan); content lines and folded continuations never match.
   const re = /^(BEGIN|END):([A-Za-z-]+)[ \t]*\r?$/gim;
@@ -149,21 +152,23 @@ function fileBlocks(f: EventFile, detail: 'full' | 'busy_only'): FileBlocks {
     const zones = (): FileBlocks['zones'] =>
       f.root.getAllSubcomponents('vtimezone').map((tz) => [String(tz.getFirstPropertyValue('tzid') ?? ''), tz.toString()]);
     if (detail === 'full') {
-      b = textBlocks(f) ?? { zones: zones(), events: f.root.getAllSubcomponents('vevent').map((ev) => ev.toString()) };
+      b = textBlocks(f) ?? { zones: zones(), events: f.root.getAllSubcomponents('vevent').map((ev) => ev.toString()), missing: new Map() };
     } else {
-      b = { zones: zones(), events: [] };
+      b = { zones: zones(), events: [], missing: new Map() };
       for (const ev of f.root.getAllSubcomponents('vevent')) {
         const out = busyOnly(ev);
         if (out) b.events.push(out.toString());
       }
     }
+    b.missing = missingZones(f.root);
     blocksOf[detail].set(f.root, b);
   }
   return b;
 }
 
 /**
- * The feed document. Event files' VTIMEZONEs go in once per TZID, their VEVENTs (with
+ * The feed document. Event files' VTIMEZONEs go in once per TZID (an IANA zone no file
+ * describes gets one from the tz database, over the years all files need), their VEVENTs (with
  * overrides) as stored, or reduced to busy blocks by ical.js; items are made and serialised by
  * ical.js. Blocks are kept per file version, so a rebuild after one change serialises one file.
  */
@@ -180,12 +185,15 @@ export function feedDocument(header: FeedHeader, items: readonly FeedItem[], fil
   }
   const busy = header.detail === 'busy_only';
   const zones = new Map<string, string>();
+  const missing = new Map<string, YearRange>();
   const blocks: string[] = [];
   for (const f of files) {
     const b = fileBlocks(f, header.detail);
     for (const [id, text] of b.zones) if (!zones.has(id)) zones.set(id, text);
     for (const e of b.events) blocks.push(e);
+    mergeRanges(missing, b.missing);
   }
+  for (const [id, range] of missing) if (!zones.has(id)) zones.set(id, vtimezoneText(id, range));
   for (const item of items) if (!busy || item.busy) blocks.push(itemEvent(item, header).toString());
   const head = cal.toString();
   const end = head.lastIndexOf('END:VCALENDAR');

@@ -204,3 +204,18 @@ export function registerZone(tzid: string): boolean {
   ICAL.TimezoneService.register(new IntlZone(tzid), tzid);
   return true;
 }
+
+/** A change of a zone's offset: at instant `at` (ms), from offset `from` to `to` (ms). */
+export interface Transition {
+  at: number;
+  from: number;
+  to: number;
+}
+
+/** The zone's offset changes during UTC year `year`, in order (none for a zone without DST). */
+export function transitionsIn(zone: string, year: number): Transition[] {
+  const { starts, offsets } = segmentsOf(zone, year);
+  const out: Transition[] = [];
+  for (let i = 1; i < starts.length; i++) out.push({ at: starts[i]!, from: offsets[i - 1]!, to: offsets[i]! });
+  return out;
+}
