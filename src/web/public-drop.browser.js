@@ -90,10 +90,16 @@
         ended();
       },
     });
-    upload.findPreviousUploads().then(function (previous) {
-      if (previous.length > 0) upload.resumeFromPreviousUpload(previous[0]);
-      upload.start();
-    });
+    upload
+      .findPreviousUploads()
+      .then(function (previous) {
+        if (previous.length > 0) upload.resumeFromPreviousUpload(previous[0]);
+      })
+      // No remembered uploads to read (storage refused): send from the start.
+      .catch(function () {})
+      .then(function () {
+        upload.start();
+      });
   }
 
   function mount(zone) {
