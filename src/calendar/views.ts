@@ -13,6 +13,7 @@ import { dueTasks, logItems, type LogItem } from './day-items.js';
 import { calendarRecord, defaultCalendarId, eventRecord, occurrenceJson, occurrenceRecord, openCalendars } from './events.js';
 import type { ParsedIcs } from './ics.js';
 import { instantOf, type Occurrence } from './recurrence.js';
+import { openParts, type Answer, type Part } from './window-cache.js';
 import { dateText, instantToWall, isIanaZone, rfc3339, wallToInstant } from './zones.js';
 
 const DAY = 86_400_000;
@@ -29,16 +30,6 @@ function checkCount(n: number): void {
   }
 }
 export const ITEMS_PAGE_MAX = 1000;
-
-/**
- * A view's answer: its data, and the same as JSON text made from cached parts
- * (a window repeats a few hundred events' static fields thousands of times).
- * `json()` must equal `JSON.stringify(data())`.
- */
-export interface Answer {
-  data: () => unknown;
-  json: () => string;
-}
 
 const plain = (d: unknown): Answer => ({ data: () => d, json: () => JSON.stringify(d) });
 /** `{...head, key: [items]}` as JSON, the items already JSON text. */
@@ -298,6 +289,11 @@ export async function listItems(scope: Scope, q: { from: string; to: string; tz:
 
 export async function range(scope: Scope, q: { from: string; to: string; tz?: string }): Promise<Answer> {
   const w = parseWindow(q, WINDOW_MAX_DAYS.range);
+  return (DATE_RE.test(q.from) && DATE_RE.test(q.to) && (await rangeByDays(scope, w))) || rangeWhole(scope, w);
+}
+
+/** calendar_range built in one piece: windows that do not run from midnight to midnight, or whose days cannot be told apart (see `rangeByDays`). */
+export async function rangeWhole(scope: Scope, w: Window): Promise<Answer> {
   const { pending, calendars } = await collect(scope, w);
   checkCount(pending.length);
   const def = await defaultCalendarId(scope);
@@ -306,6 +302,95 @@ export async function range(scope: Scope, q: { from: string; to: string; tz?: st
     data: () => ({ ...head, items: pending.map((p) => recordOf(p, w)) }),
     json: () => withList(head, 'items', pending.map((p) => jsonOf(p, w))),
   };
+}
+
+const COMMA = Buffer.from(',');
+
+/**
+ * calendar_range of a window of whole days, assembled from per-day parts kept
+ * in the window cache: the JSON of the items starting on that local day in
+ * that zone (events, the day's timed log entries, tasks due that day), so the
+ * weeks a grid is paged through share their days and a week costs a copy of
+ * seven parts. Sorting by start puts each day's items after the previous
+ * day's; only the events that started before the window and still run are
+ * found per request. A day whose Daily note has an entry starting on another
+ * local day (an entry in another zone) is not usable: the answer is then
+ * built whole, which reads the log entries of the window's notes only.
+ * Null when the parts cannot be used.
+ */
+async function rangeByDays(scope: Scope, w: Window): Promise<Answer | null> {
+  const n = w.dates.length;
+  const starts = w.dates.map((d) => wallToInstant(w.tz, Date.parse(`${d}T00:00:00Z`)));
+  const ends = [...starts.slice(1), wallToInstant(w.tz, Date.parse(`${w.dates[n - 1]}T00:00:00Z`) + DAY)];
+  if (n === 0 || starts[0] !== w.from || ends[n - 1] !== w.to) return null;
+  const parts = await openParts(scope);
+  const { index, calendars } = await openCalendars(scope);
+  const shown = calendars.filter((c) => c.meta.visible);
+  const shownIds = new Set(shown.map((c) => c.id));
+  const key = (i: number) => `day ${w.tz} ${w.dates[i]}`;
+  const got: Array<Part | undefined> = w.dates.map((_, i) => parts.get(key(i)));
+  const missing = got.flatMap((p, i) => (p ? [] : [i]));
+  if (missing.length > 0) {
+    const built = await buildDays(scope, w, index, shownIds, starts, ends, missing);
+    for (const [i, part] of built) got[i] = part;
+    await parts.put(built.map(([i, part]) => [key(i), part]));
+  }
+  if (got.some((p) => !p!.usable)) return null;
+  // Events that started before the window and still run at its start.
+  const { rank } = index.timeline();
+  const lead: Pending[] = [];
+  occurrencesIn(index, shownIds, { from: w.from, to: w.from + 1, tz: w.tz, dates: [] }, (e, o, start) => {
+    if (start < w.from) lead.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
+  });
+  lead.sort(comparePending);
+  checkCount(got.reduce((sum, p) => sum + p!.count, lead.length));
+  let cal = parts.get('calendars');
+  if (!cal) {
+    const def = await defaultCalendarId(scope);
+    cal = { json: Buffer.from(JSON.stringify(shown.map((c) => calendarRecord(c, def)))), count: 0, usable: true };
+    await parts.put([['calendars', cal]]);
+  }
+  const head = JSON.stringify({ from: rfc3339(w.from, w.tz), to: rfc3339(w.to, w.tz), tz: w.tz, dates: w.dates });
+  const pieces: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"calendars":`), cal.json, Buffer.from(',"items":[')];
+  let first = true;
+  const add = (b: Buffer) => {
+    if (!first) pieces.push(COMMA);
+    pieces.push(b);
+    first = false;
+  };
+  if (lead.length > 0) add(Buffer.from(lead.map((p) => jsonOf(p, w)).join(',')));
+  for (const p of got) if (p!.count > 0) add(p!.json);
+  pieces.push(Buffer.from(']}'));
+  const json = Buffer.concat(pieces);
+  return { data: () => JSON.parse(json.toString('utf8')), json: () => json, whole: false };
+}
+
+/** The parts of the days `missing` (indexes into `w.dates`), found in one pass over their span. */
+async function buildDays(scope: Scope, w: Window, index: CalendarIndex, shown: Set<string>, starts: number[], ends: number[], missing: number[]): Promise<Array<[number, Part]>> {
+  const lo = starts[missing[0]!]!;
+  const hi = ends[missing[missing.length - 1]!]!;
+  const buckets = new Map<number, Pending[]>(missing.map((i) => [i, []]));
+  const usable = new Map<number, boolean>(missing.map((i) => [i, true]));
+  const dayOf = (t: number) => lowerBound(starts, t + 1) - 1;
+  const { rank } = index.timeline();
+  occurrencesIn(index, shown, { from: lo, to: hi, tz: w.tz, dates: [] }, (e, o, start) => {
+    if (start >= lo) buckets.get(dayOf(start))?.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
+  });
+  const dayIndex = new Map(w.dates.map((d, i) => [d, i]));
+  for (const l of await logItems(scope, missing.map((i) => w.dates[i]!))) {
+    const i = dayIndex.get(l.date)!;
+    const { start, end } = logRecord(l, w);
+    if (start < starts[i]! || start >= ends[i]!) usable.set(i, false);
+    else buckets.get(i)!.push({ k: KIND_ORDER.log, start, end, id: l.entry.blockId, n: 0, rank: 0, e: null, o: null, log: l, task: null });
+  }
+  for (const t of dueTasks(scope, w.dates[missing[0]!]!, w.dates[missing[missing.length - 1]!]!)) {
+    const i = dayIndex.get(t.due!)!;
+    buckets.get(i)?.push({ k: KIND_ORDER.task, start: starts[i]!, end: starts[i]!, id: t.task_id ?? `${t.path}#L${t.line}`, n: 0, rank: 0, e: null, o: null, log: null, task: t });
+  }
+  return missing.map((i) => {
+    const list = buckets.get(i)!.sort(comparePending);
+    return [i, { json: Buffer.from(list.map((p) => jsonOf(p, w)).join(',')), count: list.length, usable: usable.get(i)! }];
+  });
 }
 
 // ---------------------------------------------------------------- calendar_year
