@@ -63,6 +63,8 @@ export interface CalendarEntry {
   metaEtag: string | null;
   /** Paths of the `.ics` files in the folder. */
   events: Set<string>;
+  /** Those of them that cannot be read as events, with the reason (their parse error). */
+  unreadable: Map<string, string>;
 }
 
 const SLICE = 200;
@@ -169,6 +171,7 @@ export class CalendarIndex {
     const entry: EventEntry = { path: rel, calendarId: parts.calendarId, etag, text, ics, error, expansion: null };
     this.entries.set(rel, entry);
     this.calendar(parts.calendarId).events.add(rel);
+    if (error !== null) this.calendar(parts.calendarId).unreadable.set(rel, error);
     if (ics) {
       const list = this.byUid.get(ics.facts.uid) ?? [];
       list.push(rel);
@@ -181,6 +184,7 @@ export class CalendarIndex {
   private remove(entry: EventEntry): void {
     this.entries.delete(entry.path);
     this.calendarsById.get(entry.calendarId)?.events.delete(entry.path);
+    this.calendarsById.get(entry.calendarId)?.unreadable.delete(entry.path);
     if (entry.ics) {
       const list = (this.byUid.get(entry.ics.facts.uid) ?? []).filter((p) => p !== entry.path);
       if (list.length) this.byUid.set(entry.ics.facts.uid, list);
@@ -193,7 +197,7 @@ export class CalendarIndex {
   private calendar(id: string): CalendarEntry {
     let c = this.calendarsById.get(id);
     if (!c) {
-      c = { id, meta: parseMeta(id, null), metaEtag: null, events: new Set() };
+      c = { id, meta: parseMeta(id, null), metaEtag: null, events: new Set(), unreadable: new Map() };
       this.calendarsById.set(id, c);
       this.generation++;
     }

@@ -33,7 +33,14 @@ export async function openCalendars(scope: Scope): Promise<{ index: CalendarInde
 
 // ---------------------------------------------------------------- records
 
+/** How many unreadable files a calendar record names (`unreadable_total` counts them all). */
+export const UNREADABLE_SHOWN = 5;
+
+/** Why a file is skipped: its parse error without the path it starts with (the record names the path). */
+const reasonOf = (path: string, error: string) => (error.startsWith(`${path}: `) ? error.slice(path.length + 2) : error);
+
 export function calendarRecord(c: CalendarEntry, defaultId: string | null) {
+  const unreadable = [...c.unreadable].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     id: c.id,
     name: c.meta.name,
@@ -41,7 +48,10 @@ export function calendarRecord(c: CalendarEntry, defaultId: string | null) {
     visible: c.meta.visible,
     read_only: c.meta.readOnly,
     path: folderOf(c.id),
-    events: c.events.size,
+    // Files that cannot be read are not events: counted and named apart, so the user learns why one is missing.
+    events: c.events.size - c.unreadable.size,
+    unreadable: unreadable.slice(0, UNREADABLE_SHOWN).map(([path, error]) => ({ path, reason: reasonOf(path, error) })),
+    unreadable_total: unreadable.length,
     default: c.id === defaultId,
     etag: c.metaEtag,
   };
@@ -178,7 +188,7 @@ export async function listCalendars(scope: Scope) {
   const def = await defaultCalendarId(scope);
   const records = calendars.map((c) => calendarRecord(c, def));
   // A Home without calendars shows the default one its first event will create.
-  if (records.length === 0) records.push({ ...calendarRecord({ id: def, meta: parseMeta(def, null), metaEtag: null, events: new Set() }, def) });
+  if (records.length === 0) records.push({ ...calendarRecord({ id: def, meta: parseMeta(def, null), metaEtag: null, events: new Set(), unreadable: new Map() }, def) });
   return { calendars: records };
 }
 
