@@ -153,14 +153,18 @@ function fileBlocks(f: EventFile, detail: 'full' | 'busy_only'): FileBlocks {
       f.root.getAllSubcomponents('vtimezone').map((tz) => [String(tz.getFirstPropertyValue('tzid') ?? ''), tz.toString()]);
     if (detail === 'full') {
       b = textBlocks(f) ?? { zones: zones(), events: f.root.getAllSubcomponents('vevent').map((ev) => ev.toString()), missing: new Map() };
+      b.missing = missingZones(f.root);
     } else {
       b = { zones: zones(), events: [], missing: new Map() };
+      const kept: ICAL.Component[] = [];
       for (const ev of f.root.getAllSubcomponents('vevent')) {
         const out = busyOnly(ev);
-        if (out) b.events.push(out.toString());
+        if (out) kept.push(out);
       }
+      b.events = kept.map((ev) => ev.toString());
+      // Only the zones of the busy blocks: a dropped (free or cancelled) event's zone says nothing here.
+      b.missing = missingZones(f.root, { components: kept });
     }
-    b.missing = missingZones(f.root);
     blocksOf[detail].set(f.root, b);
   }
   return b;

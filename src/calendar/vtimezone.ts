@@ -106,8 +106,10 @@ const yearOfValue = (v: unknown): number | null => {
  * The IANA zones the object's components name in a TZID without a VTIMEZONE of the object's
  * own, each with the years its times fall in: from the earliest to the latest time written
  * (UNTIL included), and for a series without UNTIL up to this year plus a horizon.
+ * `components` limits the look to those (what a busy-only feed keeps of the file).
  */
-export function missingZones(root: ICAL.Component, nowYear = new Date().getUTCFullYear()): Map<string, YearRange> {
+export function missingZones(root: ICAL.Component, opts: { components?: readonly ICAL.Component[]; nowYear?: number } = {}): Map<string, YearRange> {
+  const nowYear = opts.nowYear ?? new Date().getUTCFullYear();
   const jcal = root.jCal as unknown as JCalComp;
   const own = new Set<string>();
   for (const c of jcal[2]) if (c[0] === 'vtimezone') for (const p of c[1]) if (p[0] === 'tzid') own.add(String(p[3]));
@@ -142,7 +144,7 @@ export function missingZones(root: ICAL.Component, nowYear = new Date().getUTCFu
     }
     for (const sub of c[2]) walk(sub);
   };
-  for (const c of jcal[2]) walk(c);
+  for (const c of opts.components ? opts.components.map((x) => x.jCal as unknown as JCalComp) : jcal[2]) walk(c);
   return out;
 }
 

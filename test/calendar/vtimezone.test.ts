@@ -52,7 +52,7 @@ describe('vtimezoneText read by ical.js', () => {
 });
 
 describe('missingZones', () => {
-  const zones = (lines: string[], extra: string[] = []) => Object.fromEntries(missingZones(parseEvent(ics(lines, extra), { field: 'f', strict: false }).root, 2026));
+  const zones = (lines: string[], extra: string[] = []) => Object.fromEntries(missingZones(parseEvent(ics(lines, extra), { field: 'f', strict: false }).root, { nowYear: 2026 }));
   it.each([
     ['a single event', ['DTSTART;TZID=Europe/Berlin:20240310T090000', 'DTEND;TZID=Europe/Berlin:20240310T100000'], { 'Europe/Berlin': [2024, 2024] }],
     ['a series with UNTIL', ['DTSTART;TZID=Europe/Berlin:20240310T090000', 'RRULE:FREQ=WEEKLY;UNTIL=20271231T000000Z'], { 'Europe/Berlin': [2024, 2027] }],
@@ -130,6 +130,15 @@ describe('served objects give the server\'s instants to ical.js and node-ical', 
 describe('feedDocument', () => {
   const file = (text: string) => ({ root: new ICAL.Component(ICAL.parse(text)), text });
   const header = { name: 'Feed', color: null, stampMs: Date.UTC(2026, 0, 1) };
+
+  it('busy_only: no VTIMEZONE for the zone of an event it leaves out (free time), one for a busy event', () => {
+    const free = ics(['DTSTART;TZID=Asia/Kolkata:20260105T090000', 'DURATION:PT1H', 'TRANSP:TRANSPARENT']);
+    const busy = ics(['DTSTART;TZID=Europe/Berlin:20260105T090000', 'DURATION:PT1H']).replace('UID:e@test', 'UID:f@test');
+    const doc = feedDocument({ ...header, detail: 'busy_only' }, [], [file(free), file(busy)]);
+    expect(doc).not.toContain('Asia/Kolkata');
+    expect(doc).toContain('BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\n');
+    expect(feedDocument({ ...header, detail: 'full' }, [], [file(free)])).toContain('BEGIN:VTIMEZONE\r\nTZID:Asia/Kolkata\r\n');
+  });
 
   it.each(['full', 'busy_only'] as const)('%s: one VTIMEZONE per IANA zone, over the years of every event naming it', (detail) => {
     const a = ics(['DTSTART;TZID=America/New_York:20030105T090000', 'DURATION:PT1H']);
