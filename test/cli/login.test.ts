@@ -45,7 +45,7 @@ describe('quire login with a browser at hand', () => {
   it('opens the approval page and comes back through a loopback redirect', async () => {
     const run = login(['--name', 'desk']);
     const url = await eventually(() => (fs.existsSync(opened) ? fs.readFileSync(opened, 'utf8').trim() : undefined), 60_000, 50);
-    const code = /user_code=([A-Z]{4}-[A-Z]{4})/.exec(url)?.[1];
+    const code = /user_code=([A-Z]{4}-[A-Z]{4})/.exec(url!)?.[1];
     expect(code).toBeTruthy();
     expect(run.err()).toContain(`code ${code}`); // the code is still shown, to compare with the page
     const redirect = /data-redirect-uri="([^"]+)"/.exec(await approvalPage(code!))?.[1];
