@@ -312,8 +312,8 @@ const COMMA = Buffer.from(',');
  * that zone (events, the day's timed log entries, tasks due that day), so the
  * weeks a grid is paged through share their days and a week costs a copy of
  * seven parts. Sorting by start puts each day's items after the previous
- * day's; only the events that started before the window and still run are
- * found per request. A day whose Daily note has an entry starting on another
+ * day's; the events that started before the window and still run at its
+ * start are a part of their own (per zone and first day). A day whose Daily note has an entry starting on another
  * local day (an entry in another zone) is not usable: the answer is then
  * built whole, which reads the log entries of the window's notes only.
  * Null when the parts cannot be used.
@@ -324,28 +324,43 @@ async function rangeByDays(scope: Scope, w: Window): Promise<Answer | null> {
   const ends = [...starts.slice(1), wallToInstant(w.tz, Date.parse(`${w.dates[n - 1]}T00:00:00Z`) + DAY)];
   if (n === 0 || starts[0] !== w.from || ends[n - 1] !== w.to) return null;
   const parts = await openParts(scope);
-  const { index, calendars } = await openCalendars(scope);
-  const shown = calendars.filter((c) => c.meta.visible);
-  const shownIds = new Set(shown.map((c) => c.id));
+  let opened: { index: CalendarIndex; shown: CalendarEntry[]; ids: Set<string> } | undefined;
+  const calendarsNow = async () => {
+    if (!opened) {
+      const { index, calendars } = await openCalendars(scope);
+      const shown = calendars.filter((c) => c.meta.visible);
+      opened = { index, shown, ids: new Set(shown.map((c) => c.id)) };
+    }
+    return opened;
+  };
   const key = (i: number) => `day ${w.tz} ${w.dates[i]}`;
   const got: Array<Part | undefined> = w.dates.map((_, i) => parts.get(key(i)));
   const missing = got.flatMap((p, i) => (p ? [] : [i]));
   if (missing.length > 0) {
-    const built = await buildDays(scope, w, index, shownIds, starts, ends, missing);
+    const { index, ids } = await calendarsNow();
+    const built = await buildDays(scope, w, index, ids, starts, ends, missing);
     for (const [i, part] of built) got[i] = part;
     await parts.put(built.map(([i, part]) => [key(i), part]));
   }
   if (got.some((p) => !p!.usable)) return null;
-  // Events that started before the window and still run at its start.
-  const { rank } = index.timeline();
-  const lead: Pending[] = [];
-  occurrencesIn(index, shownIds, { from: w.from, to: w.from + 1, tz: w.tz, dates: [] }, (e, o, start) => {
-    if (start < w.from) lead.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
-  });
-  lead.sort(comparePending);
-  checkCount(got.reduce((sum, p) => sum + p!.count, lead.length));
+  // Events that started before the window's first day and still run at its start, kept per zone and day like the days.
+  const leadKey = `lead ${w.tz} ${w.dates[0]}`;
+  let lead = parts.get(leadKey);
+  if (!lead) {
+    const { index, ids } = await calendarsNow();
+    const { rank } = index.timeline();
+    const list: Pending[] = [];
+    occurrencesIn(index, ids, { from: w.from, to: w.from + 1, tz: w.tz, dates: [] }, (e, o, start) => {
+      if (start < w.from) list.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
+    });
+    list.sort(comparePending);
+    lead = { json: Buffer.from(list.map((p) => jsonOf(p, w)).join(',')), count: list.length, usable: true };
+    await parts.put([[leadKey, lead]]);
+  }
+  checkCount(got.reduce((sum, p) => sum + p!.count, lead.count));
   let cal = parts.get('calendars');
   if (!cal) {
+    const { shown } = await calendarsNow();
     const def = await defaultCalendarId(scope);
     cal = { json: Buffer.from(JSON.stringify(shown.map((c) => calendarRecord(c, def)))), count: 0, usable: true };
     await parts.put([['calendars', cal]]);
@@ -358,8 +373,7 @@ async function rangeByDays(scope: Scope, w: Window): Promise<Answer | null> {
     pieces.push(b);
     first = false;
   };
-  if (lead.length > 0) add(Buffer.from(lead.map((p) => jsonOf(p, w)).join(',')));
-  for (const p of got) if (p!.count > 0) add(p!.json);
+  for (const p of [lead, ...got]) if (p!.count > 0) add(p!.json);
   pieces.push(Buffer.from(']}'));
   const json = Buffer.concat(pieces);
   return { data: () => JSON.parse(json.toString('utf8')), json: () => json, whole: false };
