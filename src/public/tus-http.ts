@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
+import { isPageGrant } from './page-token.js';
 import { recordIpFailure } from './passwords.js';
 import { serveTus, tusRoute } from './tus.js';
 
@@ -40,7 +41,8 @@ export function registerFileDrop(app: FastifyInstance, services: Services): void
     const password = req.headers['x-public-password'];
     serveTus(services, req.raw, res.raw, typeof password === 'string' ? password : undefined).then(
       (status) => {
-        if (status === 401 && req.headers['x-public-password'] !== undefined) recordIpFailure(req.ip);
+        // A refused page grant is no password guess (it cannot be guessed without the key), as for the other visitor actions.
+        if (status === 401 && typeof password === 'string' && !isPageGrant(password)) recordIpFailure(req.ip);
       },
       (e) => {
         console.error('[quire] file drop:', e);
