@@ -6,34 +6,12 @@
  * `v1.<iv b64url>.<tag b64url>.<ciphertext b64url>` (docs/calendar-sync.md).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { paths, type Config } from '../core/config.js';
+import { stateKey } from '../core/state-key.js';
 
 const KEY_FILE = 'account-secrets.key';
-const keys = new Map<string, Buffer>();
-
-function keyOf(config: Config): Buffer {
-  const file = path.join(paths.state(config), KEY_FILE);
-  let key = keys.get(file);
-  if (key) return key;
-  try {
-    key = fs.readFileSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    try {
-      // 'wx': two processes starting together cannot each write a different key.
-      fs.writeFileSync(file, randomBytes(32), { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    key = fs.readFileSync(file);
-  }
-  if (key.length !== 32) throw new Error(`${file} is not a 32-byte key`);
-  keys.set(file, key);
-  return key;
-}
+const keyOf = (config: Config): Buffer => stateKey(path.join(paths.state(config), KEY_FILE));
 
 export function sealSecret(config: Config, plain: string): string {
   const iv = randomBytes(12);

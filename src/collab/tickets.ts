@@ -7,8 +7,8 @@
  * expiry: it bounds when a connection may start, not how long it stays.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { stateKey } from '../core/state-key.js';
 
 /** How long a ticket may open (and reopen) connections. */
 export const TICKET_TTL_MS = 10 * 60 * 1000;
@@ -30,21 +30,7 @@ export class TicketKey {
   private constructor(private readonly key: Buffer) {}
 
   static open(stateDir: string): TicketKey {
-    const file = path.join(stateDir, 'collab', 'ticket.key');
-    try {
-      return new TicketKey(fs.readFileSync(file));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const key = crypto.randomBytes(32);
-    try {
-      fs.writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
-      return new TicketKey(key);
-    } catch {
-      // Another process made it first.
-      return new TicketKey(fs.readFileSync(file));
-    }
+    return new TicketKey(stateKey(path.join(stateDir, 'collab', 'ticket.key')));
   }
 
   issue(t: Omit<Ticket, 'exp'>, now: number, ttlMs = TICKET_TTL_MS): string {

@@ -8,8 +8,8 @@
  * key: a ticket is never a grant). docs/public-links.md, "The page".
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { stateKey } from '../core/state-key.js';
 
 /** How long a grant opens the link: a working day, then the visitor types the password again. */
 export const PAGE_GRANT_TTL_MS = 12 * 60 * 60 * 1000;
@@ -24,28 +24,8 @@ interface Grant {
   exp: number;
 }
 
-const keys = new Map<string, Buffer>();
-
-/** The signing key of a data directory, made at first use (0600, created exclusively so two processes agree). */
-function keyOf(stateDir: string): Buffer {
-  const file = path.join(stateDir, 'public', 'page.key');
-  let key = keys.get(file);
-  if (key) return key;
-  try {
-    key = fs.readFileSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    try {
-      key = crypto.randomBytes(32);
-      fs.writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
-    } catch {
-      key = fs.readFileSync(file);
-    }
-  }
-  keys.set(file, key);
-  return key;
-}
+/** The signing key of a data directory, made at first use. */
+const keyOf = (stateDir: string): Buffer => stateKey(path.join(stateDir, 'public', 'page.key'));
 
 const sign = (key: Buffer, body: string, passwordHash: string) => crypto.createHmac('sha256', key).update(`${body}\n${passwordHash}`).digest('base64url');
 
