@@ -197,21 +197,33 @@ const tooLarge = (size: number) =>
   });
 
 /**
- * Reads a located file, or bytes `start`..`end` (inclusive) of it, without following a link
- * swapped in since it was checked. A whole read is refused (413) above WHOLE_MAX.
+ * Opens a located file without following a link swapped in since it was checked: its handle and
+ * size, or 404 when it is gone or no longer a plain file. The caller closes the handle.
  */
-export async function readLocated(file: Located, range?: { start: number; end: number }): Promise<Buffer> {
+async function openLocated(file: Located): Promise<{ fh: fsp.FileHandle; size: number }> {
   if (file.kind !== 'file') throw new AppError('bad_request', 'This is a folder; name a file in it', { details: { reason: 'is_folder' } });
-  let fh;
+  let fh: fsp.FileHandle | undefined;
   try {
     fh = await fsp.open(file.abs, FS.O_RDONLY | FS.O_NOFOLLOW);
     const st = await fh.stat();
     if (!st.isFile()) throw notInLink('absent');
+    return { fh, size: st.size };
+  } catch (e) {
+    await fh?.close().catch(() => undefined);
+    if (e instanceof AppError) throw e;
+    throw notInLink('absent');
+  }
+}
+
+/** Reads a located file, or bytes `start`..`end` (inclusive) of it. A whole read is refused (413) above WHOLE_MAX. */
+export async function readLocated(file: Located, range?: { start: number; end: number }): Promise<Buffer> {
+  const { fh, size } = await openLocated(file);
+  try {
     if (range === undefined) {
-      if (st.size > WHOLE_MAX) throw tooLarge(st.size);
+      if (size > WHOLE_MAX) throw tooLarge(size);
       return await fh.readFile();
     }
-    const want = Math.max(0, Math.min(range.end, st.size - 1) - range.start + 1);
+    const want = Math.max(0, Math.min(range.end, size - 1) - range.start + 1);
     const buf = Buffer.allocUnsafe(want);
     let got = 0;
     while (got < want) {
@@ -224,27 +236,14 @@ export async function readLocated(file: Located, range?: { start: number; end: n
     if (e instanceof AppError) throw e;
     throw notInLink('absent');
   } finally {
-    await fh?.close().catch(() => undefined);
+    await fh.close().catch(() => undefined);
   }
 }
 
-/**
- * A located file as a stream of its bytes, opened without following a link swapped in since it
- * was checked: how the HTTP surface sends a download of any size without reading it whole.
- */
+/** A located file as a stream of its bytes: how the HTTP surface sends a download of any size without reading it whole. */
 export async function streamLocated(file: Located): Promise<{ stream: NodeJS.ReadableStream; size: number }> {
-  if (file.kind !== 'file') throw new AppError('bad_request', 'This is a folder; name a file in it', { details: { reason: 'is_folder' } });
-  let fh;
-  try {
-    fh = await fsp.open(file.abs, FS.O_RDONLY | FS.O_NOFOLLOW);
-    const st = await fh.stat();
-    if (!st.isFile()) throw notInLink('absent');
-    return { stream: fh.createReadStream({ highWaterMark: 1024 * 1024 }), size: st.size };
-  } catch (e) {
-    await fh?.close().catch(() => undefined);
-    if (e instanceof AppError) throw e;
-    throw notInLink('absent');
-  }
+  const { fh, size } = await openLocated(file);
+  return { stream: fh.createReadStream({ highWaterMark: 1024 * 1024 }), size };
 }
 
 const etags = new Map<string, string>();
