@@ -162,11 +162,14 @@ async function fileFor(open: OpenLink, q: { item?: string; path?: string }): Pro
 
 const quoteName = (name: string) => `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 
-/** `streamed` (the HTTP surface) sends a file of any size as a stream; the other surfaces get it whole, up to WHOLE_MAX. */
+/**
+ * `streamed` (the HTTP surface) sends a file over WHOLE_MAX as a stream; smaller files, and every
+ * file on the other surfaces (up to WHOLE_MAX), go whole in one write.
+ */
 export async function download(open: OpenLink, q: { item?: string; path?: string }, streamed = false) {
   requirePermission(open, 'download');
   const { file } = await fileFor(open, q);
-  if (streamed) {
+  if (streamed && file.size > WHOLE_MAX) {
     const etag = await contentEtag(file);
     const { stream, size } = await streamLocated(file);
     return reply(undefined, {
@@ -262,7 +265,7 @@ export async function preview(
   if (matches(h['if-none-match'], etag)) return reply(undefined, { status: 304, etag, headers });
   const range = parseRange(h.range, file.size);
   if (range === 'unsatisfiable') throw unsatisfiable(file.size);
-  if (range === null && streamed) {
+  if (range === null && streamed && file.size > WHOLE_MAX) {
     const { stream, size } = await streamLocated(file);
     return reply(undefined, { etag, contentType, stream, headers: { ...headers, 'content-length': String(size) } });
   }
