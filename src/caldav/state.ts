@@ -57,7 +57,7 @@ export class UserDavState {
   private seenGeneration = -1;
   private seenAliasVersion = -1;
   private views = new Map<string, CalendarView>();
-  private reconciledAt: { index: CalendarIndex | null; generation: number; aliasVersion: number; metas: string } = { index: null, generation: -1, aliasVersion: -1, metas: '' };
+  private reconciledAt: { index: CalendarIndex | null; generation: number; aliasVersion: number } = { index: null, generation: -1, aliasVersion: -1 };
   private saving: Promise<void> = Promise.resolve();
 
   constructor(private readonly file: string) {
@@ -127,11 +127,10 @@ export class UserDavState {
    */
   async current(index: CalendarIndex): Promise<number> {
     const r = this.reconciledAt;
-    // The index's generation does not move when only a calendar.json changed: its ETags are compared too.
-    const metas = index.calendars().map((c) => c.metaEtag).join(' ');
-    if (r.index !== index || r.generation !== index.generation || r.aliasVersion !== this.aliasVersion || r.metas !== metas) {
+    // The index's generation moves on every event file and calendar.json change (calendar-index.ts).
+    if (r.index !== index || r.generation !== index.generation || r.aliasVersion !== this.aliasVersion) {
       this.reconcile(index);
-      this.reconciledAt = { index, generation: index.generation, aliasVersion: this.aliasVersion, metas };
+      this.reconciledAt = { index, generation: index.generation, aliasVersion: this.aliasVersion };
     }
     const seq = this.data.seq;
     if (seq > this.savedSeq) await this.save();
