@@ -1,29 +1,28 @@
 /**
  * Starting and stopping an Instance: open the sidecar store, assemble the
- * services, build the HTTP app from the registry and listen.
+ * services, start opening the Homes, then build the HTTP app from the
+ * registry and listen.
+ *
+ * The Homes start opening before the app's modules load (the registry, every
+ * area, Fastify: most of a start's module loading, docs/performance.md), so
+ * that loading overlaps the vaults' reads and scan threads. This module
+ * therefore imports only what opening the services needs; the rest is
+ * imported in `startServer`.
  */
 import type { FastifyInstance } from 'fastify';
-import { registry } from './actions/registry.js';
 import { loadConfig, paths, type Config, type ConfigInput } from './core/config.js';
 import { hashSecret, newSecret } from './core/ids.js';
 import type { Services } from './core/services.js';
 import { SidecarStore } from './store/sidecar.js';
 import { findUserById, setSetupTokenWhileEmpty } from './store/users.js';
-import { buildApp } from './surfaces/http/app.js';
-import { registerFileDrop } from './public/tus-http.js';
 import { RequestActivity } from './surfaces/http/activity.js';
 import { tuneServerMemory } from './memory-tuning.js';
 import { InstanceVaults } from './vault/vaults.js';
 import { ChangeLogs } from './changes/change-log.js';
 import { JobRunner } from './jobs/runner.js';
 import path from 'node:path';
-import { registerWeb } from './web/pages.js';
-import { registerFeedRoute } from './calendar/feed-route.js';
-import { registerCalDav } from './caldav/routes.js';
 import { ReminderScheduler } from './reminders/scheduler.js';
-import { CalendarSyncSchedule } from './calendar/sync-schedule.js';
 import { migrateLegacyCalendarAccounts } from './integrations/integration-store.js';
-import { attachCollab } from './collab/hub.js';
 
 export async function openServices(config: Config, log: (line: string) => void = () => undefined): Promise<Services> {
   const store = await SidecarStore.open(paths.sidecar(config));
@@ -60,58 +59,93 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(input: ConfigInput & { log?: (line: string) => void } = {}): Promise<RunningServer> {
-  const config = loadConfig(input);
+/** The HTTP side of the server: what `startServer` loads while the Homes open. */
+function loadHttpModules() {
+  return Promise.all([
+    import('./actions/registry.js'),
+    import('./surfaces/http/app.js'),
+    import('./web/pages.js'),
+    import('./calendar/feed-route.js'),
+    import('./public/tus-http.js'),
+    import('./caldav/routes.js'),
+    import('./collab/hub.js'),
+    import('./calendar/sync-schedule.js'),
+  ]);
+}
+
+/**
+ * `services`: already opened by the caller (`quire serve --vault` settles
+ * the owner first), else opened here from `input`.
+ */
+export async function startServer(input: ConfigInput & { log?: (line: string) => void; services?: Services } = {}): Promise<RunningServer> {
   const log = input.log ?? ((line: string) => console.log(line));
-  const services = await openServices(config, log);
-  const setupToken = await issueSetupTokenIfEmpty(services);
-  // Calendar accounts made before Connected Accounts become their CalDAV sides (idempotent).
-  await migrateLegacyCalendarAccounts(services.store);
-  const app = buildApp({ services, actions: registry, extend: (a) => {
-    registerWeb(a, services);
-    registerFeedRoute(a, services);
-    registerFileDrop(a, services);
-    registerCalDav(a, services);
-  } });
-  // Live collaboration: WebSocket upgrades on the same port (docs/collaboration.md).
-  const collab = attachCollab(app.server, services, log);
-  // Before listening, so that every request is counted.
-  const requests = new RequestActivity();
-  const stopCounting = requests.attach(app.server);
+  const services = input.services ?? (await openServices(loadConfig(input), log));
+  const config = services.config;
   const vaults = services.vaults as InstanceVaults;
   // Before the Homes open, so that each one's opening is followed by a collection.
+  const requests = new RequestActivity();
   const stopTuning = tuneServerMemory({ requests, onVaultOpened: (cb) => vaults.onVaultOpened((_user, vault) => cb(vault)), log });
-  await app.listen({ host: config.host, port: config.port });
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
-  config.listenUrl = url;
-  if (setupToken) log(`first start: no users yet. One-time setup token: ${setupToken}`);
-  log(`quire listening on ${url} (data ${config.dataDir})`);
-  // Index every Home in the background; requests for a Home still indexing wait for it.
+  // Every Home starts indexing now, while the app below loads; requests for a Home still indexing wait for it.
+  // Its `index ready` line waits for the server to listen: a request made then is answered from the index.
+  let listened!: () => void;
+  vaults.announceReadyAfter(new Promise<void>((resolve) => (listened = resolve)));
   const indexing = vaults.openAll();
-  // Fire reminders that came due while the server was down, then keep firing them at their instant.
-  await services.reminders?.start();
-  // CalDAV accounts and subscriptions refreshed on a schedule (docs/calendar-sync.md).
-  const calendarSync = new CalendarSyncSchedule(services, log);
-  calendarSync.start();
-  return {
-    app,
-    services,
-    url,
-    setupToken,
-    close: async () => {
-      stopTuning();
-      stopCounting();
-      await services.reminders?.stop();
-      await calendarSync.stop();
-      // Open documents are written back before the vaults close.
-      await collab.close();
-      await app.close();
-      await services.jobs?.close();
-      await indexing;
-      await services.vaults.close();
-    },
-  };
+  let app: FastifyInstance | undefined;
+  try {
+    const setupToken = await issueSetupTokenIfEmpty(services);
+    // Calendar accounts made before Connected Accounts become their CalDAV sides (idempotent).
+    await migrateLegacyCalendarAccounts(services.store);
+    const [{ registry }, { buildApp }, { registerWeb }, { registerFeedRoute }, { registerFileDrop }, { registerCalDav }, { attachCollab }, { CalendarSyncSchedule }] =
+      await loadHttpModules();
+    const built = buildApp({ services, actions: registry, extend: (a) => {
+      registerWeb(a, services);
+      registerFeedRoute(a, services);
+      registerFileDrop(a, services);
+      registerCalDav(a, services);
+    } });
+    app = built;
+    // Live collaboration: WebSocket upgrades on the same port (docs/collaboration.md).
+    const collab = attachCollab(built.server, services, log);
+    // Before listening, so that every request is counted.
+    const stopCounting = requests.attach(built.server);
+    await built.listen({ host: config.host, port: config.port });
+    const addr = built.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}`;
+    config.listenUrl = url;
+    if (setupToken) log(`first start: no users yet. One-time setup token: ${setupToken}`);
+    log(`quire listening on ${url} (data ${config.dataDir})`);
+    listened();
+    // Fire reminders that came due while the server was down, then keep firing them at their instant.
+    await services.reminders?.start();
+    // CalDAV accounts and subscriptions refreshed on a schedule (docs/calendar-sync.md).
+    const calendarSync = new CalendarSyncSchedule(services, log);
+    calendarSync.start();
+    return {
+      app: built,
+      services,
+      url,
+      setupToken,
+      close: async () => {
+        stopTuning();
+        stopCounting();
+        await services.reminders?.stop();
+        await calendarSync.stop();
+        // Open documents are written back before the vaults close.
+        await collab.close();
+        await built.close();
+        await services.jobs?.close();
+        await indexing;
+        await services.vaults.close();
+      },
+    };
+  } catch (e) {
+    // Not started (the port taken, a module that failed to load): nothing is left running, the Homes already opening included.
+    stopTuning();
+    await app?.close();
+    await services.jobs?.close();
+    await services.vaults.close();
+    throw e;
+  }
 }

@@ -33,6 +33,17 @@ export interface Vaults {
 export class InstanceVaults implements Vaults {
   private readonly open = new Map<string, Vault>();
   private readonly openedListeners = new Set<(username: string, vault: Vault) => void>();
+  private announceAfter: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  /**
+   * Each Home's `index ready` line waits for `p` too: the server opens the
+   * Homes before it listens, and the line tells a person that a request
+   * made now is answered from the index.
+   */
+  announceReadyAfter(p: Promise<unknown>): void {
+    this.announceAfter = p;
+  }
 
   /** Called (synchronously) each time a user's vault opens, e.g. to start its change journal. */
   onVaultOpened(cb: (username: string, vault: Vault) => void): () => void {
@@ -68,8 +79,8 @@ export class InstanceVaults implements Vaults {
       });
       // By user id: the records stay the user's through a change of username.
       keepClientIdsAt(v.home, path.join(paths.state(this.config), 'journal', `${user.id}.client-ids.json`));
-      v.ready.then(
-        (s) => this.log(`index ready: ${s.notes} notes in ${s.ms} ms (${username}; ${s.parsed} parsed, ${Date.now() - started} ms to ready)`),
+      Promise.all([v.ready, this.announceAfter]).then(
+        ([s]) => this.log(`index ready: ${s.notes} notes in ${s.ms} ms (${username}; ${s.parsed} parsed, ${Date.now() - started} ms to ready)`),
         (e) => this.log(`index failed for ${username}: ${(e as Error).message}`),
       );
       this.open.set(username, v);
@@ -81,6 +92,7 @@ export class InstanceVaults implements Vaults {
   /** Starts indexing every user's Home, one after another so a small machine stays responsive. */
   async openAll(): Promise<void> {
     for (const u of listUsers(this.store)) {
+      if (this.closed) return;
       if (u.disabled) continue;
       try {
         await this.vaultOf(u).ready.catch(() => undefined);
@@ -106,6 +118,7 @@ export class InstanceVaults implements Vaults {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const all = [...this.open.values()];
     this.open.clear();
     await Promise.all(all.map((v) => v.close()));

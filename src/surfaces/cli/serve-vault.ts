@@ -54,7 +54,7 @@ export async function serveVault(opts: ServeVaultOptions): Promise<RunningServer
   // The command line's vault daemon may write this folder too: one writer lock per folder across processes.
   shareWriterLocksIn(writerLocksDir(env));
   // The owner and the token are settled before the server starts, so a first run prints no setup token.
-  const services = await openServices(loadConfig(config, env));
+  const services = await openServices(loadConfig(config, env), log);
   let minted: { username: string; token: string };
   try {
     const users = listUsers(services.store);
@@ -72,10 +72,12 @@ export async function serveVault(opts: ServeVaultOptions): Promise<RunningServer
         { details: { reason: 'data_folder_in_use' } },
       );
     }
-  } finally {
+  } catch (e) {
     await services.jobs?.close();
+    throw e;
   }
-  const server = await startServer({ ...config, log });
+  // The same services: the server starts opening the Home as soon as it has them.
+  const server = await startServer({ log, services });
   log(`serving ${home} as the Home of ${minted.username} (owner); server state in ${dataDir}`);
   log(`url:   ${server.url}`);
   log(`token: ${minted.token}`);
