@@ -73,6 +73,22 @@ describe('DeferredWork', () => {
     expect(idle).toBe(true);
   });
 
+  it('background: slices follow one another while the process has nothing else to do (they do not wait for the next timer)', async () => {
+    // A server at rest: one timer far off, no I/O. Each slice once waited for whatever woke the event loop next.
+    const { log, steps } = work(20);
+    const d = new DeferredWork(steps, 'background', 1, 1);
+    let wakes = 0;
+    const far = setInterval(() => wakes++, 400);
+    try {
+      d.written();
+      await d.whenIdle();
+    } finally {
+      clearInterval(far);
+    }
+    expect(log.length).toBe(21);
+    expect(wakes).toBeLessThan(2);
+  });
+
   it('whenIdle resolves at once when nothing is deferred', async () => {
     const { steps } = work(0);
     steps.runLast();
