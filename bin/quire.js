@@ -9,4 +9,7 @@ if (!fs.existsSync(main)) {
   process.stderr.write('quire: dist/ is missing; run `npm run build` (or `npm install`) in the Quire folder first\n');
   process.exit(2);
 }
-await import(main.href);
+// A --vault call whose folder has a daemon running is answered by that daemon whole, and this process loads
+// nothing more; anything else runs the full command line (docs/cli.md, "Thin client").
+const { runThin } = await import(new URL('../dist/surfaces/cli/thin.js', import.meta.url).href);
+if (!(await runThin(process.argv.slice(2)))) await import(main.href);

@@ -41,7 +41,7 @@ describe('the vault daemon', () => {
     expect(alive(pid!)).toBe(true);
 
     const second = await quire(['search', 'sand', '--vault', vault, '--json', '--verbose']);
-    expect(second.stderr).toContain('vault daemon: using the running one');
+    expect(second.stderr).toContain('answered the whole command (thin client)');
     expect(JSON.parse(second.stdout).items.map((i: { path: string }) => i.path)).toEqual(['Books/Dune.md']);
     expect(world.daemonPids()).toEqual([pid]);
 

@@ -11,11 +11,10 @@
  * `await import(...)` in its action.
  */
 import type { Command } from 'commander';
-import { toAppError } from '../../core/errors.js';
 import { loadCatalog, type CatalogEntry } from './catalog.js';
 import type { RunOptions } from './run-action.js';
-import { parseShortcutQuickly, registerShortcuts } from './shortcuts.js';
-import { UsageError } from './usage.js';
+import { parseQuickly, registerShortcuts } from './shortcuts.js';
+import { reportFailure, UsageError } from './usage.js';
 
 const io = { out: (s: string) => process.stdout.write(s + '\n'), err: (s: string) => process.stderr.write(s + '\n') };
 
@@ -183,14 +182,13 @@ function buildProgram(Cmd: typeof Command, version: string, catalog: readonly Ca
 }
 
 export async function main(argv: string[]): Promise<void> {
-  // commander is loaded only when needed: a plain short command on a vault (the common warm call) skips it.
+  // commander is loaded only when needed: a plain short command or `action run` on a vault (the common calls) skips it.
   let CommanderError: (typeof import('commander'))['CommanderError'] | undefined;
   try {
     const catalog = await loadCatalog();
-    const quick = parseShortcutQuickly(argv, catalog);
+    const quick = parseQuickly(argv, catalog);
     if (quick) {
-      const { runShortcut } = await import('./run-action.js');
-      process.exitCode = await runShortcut(quick.shortcut, quick.flags, quick.words, quick.opts, io);
+      process.exitCode = await (await import('./run-action.js')).runQuickly(quick, io);
       return;
     }
     const [commander, { VERSION }] = await Promise.all([import('commander'), import('../../core/config.js')]);
@@ -201,14 +199,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = e.exitCode === 0 ? 0 : 2;
       return;
     }
-    if (e instanceof UsageError) {
-      io.err(`quire: ${e.message}`);
-      process.exitCode = 2;
-      return;
-    }
-    const err = toAppError(e);
-    io.err(`quire: ${err.code}: ${e instanceof Error && err.code !== 'internal' ? err.message : (e as Error).message ?? String(e)}`);
-    process.exitCode = 1;
+    process.exitCode = reportFailure(e, io);
   }
 }
 

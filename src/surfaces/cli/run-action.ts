@@ -8,7 +8,7 @@ import type { RawInput } from '../../actions/validate.js';
 import { toAppError, type AppError } from '../../core/errors.js';
 import { HttpTransport, outcomeAsJson, type Transport } from '../client/transport.js';
 import { loadCatalog, type CatalogEntry } from './catalog.js';
-import { inputFromFlags, type Call, type Shortcut } from './shortcuts.js';
+import { inputFromFlags, type Call, type QuickCall, type Shortcut } from './shortcuts.js';
 import { loadCredential } from './stored-credentials.js';
 import { UsageError, type Io } from './usage.js';
 
@@ -64,6 +64,9 @@ export async function resolveTransport(
   return new HttpTransport(server, explicitToken ?? stored?.token ?? null);
 }
 
+/** The connection a command's options name; the vault daemon answering a thin client gives its own index instead. */
+export type TransportFor = (opts: RunOptions) => Promise<Transport & { close?: () => Promise<void> }>;
+
 export function lookupAction(catalog: readonly CatalogEntry[], name: string): CatalogEntry {
   const action = catalog.find((a) => a.name === name);
   if (!action) throw new UsageError(`Unknown action "${name}"; see: quire actions list`);
@@ -71,7 +74,7 @@ export function lookupAction(catalog: readonly CatalogEntry[], name: string): Ca
 }
 
 /** Runs one action; returns the process exit code (0 ok, 1 action error, 2 usage / refused). */
-export async function runAction(name: string, opts: RunOptions, io: Io): Promise<number> {
+export async function runAction(name: string, opts: RunOptions, io: Io, transportFor: TransportFor = resolveTransport): Promise<number> {
   const action = lookupAction(await loadCatalog(), name);
   if (action.surfaces.length === 0) {
     throw new UsageError(`${name} is a browser-only route; it has no command-line action`);
@@ -85,7 +88,7 @@ export async function runAction(name: string, opts: RunOptions, io: Io): Promise
     else io.err(`refused: ${err.message}`);
     return 2;
   }
-  const transport = await resolveTransport(opts);
+  const transport = await transportFor(opts);
   try {
     const outcome = await transport.call(action, input);
     const value = outcomeAsJson(outcome);
@@ -101,10 +104,17 @@ export async function runAction(name: string, opts: RunOptions, io: Io): Promise
 }
 
 /** A short command (shortcuts.ts): its actions through the connection given, printed for a person or as JSON. */
-export async function runShortcut(s: Shortcut, flags: Parameters<typeof inputFromFlags>[0], words: string[], opts: RunOptions & Record<string, unknown>, io: Io): Promise<number> {
+export async function runShortcut(
+  s: Shortcut,
+  flags: Parameters<typeof inputFromFlags>[0],
+  words: string[],
+  opts: RunOptions & Record<string, unknown>,
+  io: Io,
+  transportFor: TransportFor = resolveTransport,
+): Promise<number> {
   const catalog = await loadCatalog();
   const input = inputFromFlags(flags, opts);
-  const transport = await resolveTransport(opts);
+  const transport = await transportFor(opts);
   const call: Call = async (name, callInput) => {
     const action = lookupAction(catalog, name);
     if (!s.confirmed) checkConfirmation(action, opts.confirm, 'cli');
@@ -121,6 +131,11 @@ export async function runShortcut(s: Shortcut, flags: Parameters<typeof inputFro
   } finally {
     await transport.close?.();
   }
+}
+
+/** A call parseQuickly read from argv, run as commander would have run it. */
+export function runQuickly(q: QuickCall, io: Io, transportFor: TransportFor = resolveTransport): Promise<number> {
+  return 'action' in q ? runAction(q.action, q.opts, io, transportFor) : runShortcut(q.shortcut, q.flags, q.words, q.opts, io, transportFor);
 }
 
 function printError(err: AppError, opts: RunOptions, io: Io): number {

@@ -289,6 +289,36 @@ export function parseShortcutQuickly(argv: readonly string[], catalog: readonly 
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** `action run NAME` on a vault with its plain flags (--input JSON, --confirm, --json, --verbose); null otherwise, as above. */
+function parseActionRunQuickly(argv: readonly string[]) {
+  if (argv[1] !== 'run') return null;
+  const valued = new Map([['--vault', 'vault'], ['--input', 'input']]);
+  const switches = new Map([['--json', 'json'], ['--verbose', 'verbose'], ['--confirm', 'confirm']]);
+  // commander's default for --input.
+  const opts: Record<string, Json> = { input: '{}' };
+  const words: string[] = [];
+  for (let i = 2; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (valued.has(a) && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) opts[valued.get(a)!] = argv[++i];
+    else if (switches.has(a)) opts[switches.get(a)!] = true;
+    else if (a.startsWith('-')) return null;
+    else words.push(a);
+  }
+  if (!opts.vault || words.length !== 1) return null;
+  return { action: words[0]!, opts };
+}
+
+export type QuickCall = NonNullable<ReturnType<typeof parseShortcutQuickly>> | NonNullable<ReturnType<typeof parseActionRunQuickly>>;
+
+/**
+ * A call on a vault read straight from argv: a plain short command or
+ * `action run`. The in-process command line and the vault daemon (for the
+ * thin client) both read argv with it, so the two answer alike.
+ */
+export function parseQuickly(argv: readonly string[], catalog: readonly CatalogEntry[]): QuickCall | null {
+  return argv[0] === 'action' ? parseActionRunQuickly(argv) : parseShortcutQuickly(argv, catalog);
+}
+
 /** Adds the short commands to the program; `run` is called with the shortcut, its words and options. */
 export function registerShortcuts(
   program: Command,

@@ -34,16 +34,6 @@ export function vaultServerDataDir(root: string, env: NodeJS.ProcessEnv = proces
   return path.join(xdg(env.XDG_STATE_HOME, path.join(home(env), '.local', 'state')), 'quire', vaultKey(root));
 }
 
-/**
- * Where the vault daemons' sockets and notes live: `$XDG_RUNTIME_DIR/quire`
- * (a per-user tmpfs, emptied at logout), else `$XDG_CACHE_HOME/quire/run`
- * (default `~/.cache/quire/run`). Never inside a vault.
- */
-export function daemonRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) return path.join(env.XDG_RUNTIME_DIR, 'quire');
-  return path.join(xdg(env.XDG_CACHE_HOME, path.join(home(env), '.cache')), 'quire', 'run');
-}
-
 /** `$XDG_STATE_HOME/quire/locks` (default `~/.local/state/quire/locks`): one writer lock file per folder, shared by every Quire process of this user. */
 export function writerLocksDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(xdg(env.XDG_STATE_HOME, path.join(home(env), '.local', 'state')), 'quire', 'locks');

@@ -12,8 +12,8 @@ import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
 import { AppError } from '../../core/errors.js';
 import type { Transport } from '../client/transport.js';
-import { daemonRuntimeDir } from '../client/user-dirs.js';
 import { daemonFiles, fromWire, request, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js';
+import { buildId, daemonRuntimeDir, SOCKET_PATH_LIMIT } from './socket-path.js';
 
 const BIN = new URL('../../../bin/quire.js', import.meta.url);
 /** How long a call waits for a daemon it started to take its socket (not to finish indexing: the call waits for that). */
@@ -23,6 +23,7 @@ const unreachable = (e: unknown) => ['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'].inclu
 
 function replyOrThrow(reply: DaemonReply): DaemonReply & { ok: true } {
   if (reply.ok) return reply;
+  if ('fallback' in reply) throw new AppError('internal', `The vault daemon did not take the request: ${reply.fallback}`);
   throw new AppError(reply.error.code, reply.error.message, { status: reply.status, details: reply.error.details });
 }
 
@@ -86,7 +87,7 @@ export async function daemonTransport(dir: string, env: NodeJS.ProcessEnv, say: 
     throw new AppError('not_found', `No folder at ${path.resolve(dir)}`);
   }
   const files = daemonFiles(vault, env);
-  if (Buffer.byteLength(files.socket) > 100) {
+  if (Buffer.byteLength(files.socket) > SOCKET_PATH_LIMIT) {
     say(`vault daemon: socket path ${files.socket} is too long for a Unix socket; indexing in this process`);
     return null;
   }
@@ -98,9 +99,15 @@ export async function daemonTransport(dir: string, env: NodeJS.ProcessEnv, say: 
   try {
     if (fs.existsSync(files.socket)) {
       try {
-        replyOrThrow(await request(files.socket, { op: 'status' }));
-        say(`vault daemon: using the running one for ${vault}`);
-        return new DaemonTransport(files.socket, start);
+        const running = replyOrThrow(await request(files.socket, { op: 'status' })).status!;
+        const build = buildId();
+        if (running.build === build) {
+          say(`vault daemon: using the running one for ${vault}`);
+          return new DaemonTransport(files.socket, start);
+        }
+        // Started before a rebuild (or by another install of Quire): its code is not this one's, so it is replaced, never used.
+        say(`vault daemon: the running one is of another build (${running.build ?? 'unknown'}, this is ${build}); replacing it`);
+        await stopRunning(files.socket);
       } catch (e) {
         if (!unreachable(e)) throw e;
         say('vault daemon: stale socket (a daemon that ended without cleaning up); starting a new one');
@@ -140,15 +147,19 @@ export async function listDaemons(env: NodeJS.ProcessEnv): Promise<Array<DaemonS
   return out;
 }
 
+/** Tells the daemon on `socket` to stop and waits until its process is gone (it saves its snapshot first), so a next one starts fresh. */
+async function stopRunning(socket: string): Promise<DaemonStatus> {
+  const status = replyOrThrow(await request(socket, { op: 'stop' })).status!;
+  const until = Date.now() + 10_000;
+  while (Date.now() < until && alive(status.pid)) await new Promise((r) => setTimeout(r, 20));
+  return status;
+}
+
 /** Stops the folder's daemon; false when none was running. */
 export async function stopDaemon(dir: string, env: NodeJS.ProcessEnv): Promise<DaemonStatus | null> {
   const files = daemonFiles(vaultRealPath(dir), env);
   try {
-    const status = replyOrThrow(await request(files.socket, { op: 'stop' })).status!;
-    // Answered before it closed the index; wait for the process to be gone so a next call starts a fresh one.
-    const until = Date.now() + 10_000;
-    while (Date.now() < until && alive(status.pid)) await new Promise((r) => setTimeout(r, 20));
-    return status;
+    return await stopRunning(files.socket);
   } catch (e) {
     if (!unreachable(e)) throw e;
     fs.rmSync(files.socket, { force: true });

@@ -16,7 +16,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { toAppError } from '../../core/errors.js';
 import { LocalTransport } from '../client/local.js';
-import { daemonFiles, request, toWire, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js';
+import type { Transport } from '../client/transport.js';
+import { daemonFiles, request, toWire, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus, type RunRequest, type RunResult } from './protocol.js';
+import { buildId } from './socket-path.js';
 
 export const DEFAULT_IDLE_SECONDS = 15 * 60;
 /** The daemon's watcher batches edits after this quiet time (the server's default is 50 ms): a call waits at most about this long for an edit made just before it. */
@@ -53,7 +55,15 @@ async function claimSocket(server: net.Server, socket: string): Promise<boolean>
   return false;
 }
 
+/** The command line's reading and running of a whole command, for the thin client's requests. */
+const loadCli = () =>
+  Promise.all([import('../cli/catalog.js'), import('../cli/shortcuts.js'), import('../cli/run-action.js'), import('../cli/usage.js')]).then(
+    ([catalog, shortcuts, runAction, usage]) => ({ ...catalog, ...shortcuts, ...runAction, ...usage }),
+  );
+
 export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // Read first: a rebuild while this daemon runs gives clients another build id, and they replace it.
+  const build = buildId();
   const vault = vaultRealPath(dir);
   const files = daemonFiles(vault, env);
   const idleMs = idleSeconds(env) * 1000;
@@ -74,8 +84,13 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     () => undefined,
   );
 
+  // Loaded after the opening has started, so that the first call does not wait for it.
+  const cli = loadCli();
+  cli.catch(() => undefined);
+
   const status = (): DaemonStatus => ({
     pid: process.pid,
+    build,
     vault,
     socket: files.socket,
     startedAt,
@@ -92,8 +107,44 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     while (!(t.vaults.vault.watcherStats()?.idle ?? true) && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
   };
 
+  /** A whole command from the thin client, read and printed as the in-process command line does; left to the full command line when this daemon cannot answer it alike. */
+  const run = async (req: RunRequest): Promise<DaemonReply> => {
+    if (req.build !== build) return { ok: false, fallback: `this daemon runs build ${build}, the command is of build ${req.build}` };
+    if ((req.tz ?? null) !== (env.TZ ?? null)) return { ok: false, fallback: 'another TZ than the daemon' };
+    const c = await cli;
+    const quick = c.parseQuickly(req.argv, await c.loadCatalog());
+    if (!quick) return { ok: false, fallback: 'a form for commander' };
+    let named: string | null = null;
+    try {
+      named = vaultRealPath(path.resolve(req.cwd, String(quick.opts.vault)));
+    } catch {
+      /* not a folder: the full command line says so */
+    }
+    if (named !== vault) return { ok: false, fallback: 'another folder' };
+    const output: RunResult['output'] = [];
+    const io = { out: (s: string) => output.push([1, s + '\n']), err: (s: string) => output.push([2, s + '\n']) };
+    const transportFor = async (opts: { verbose?: boolean }): Promise<Transport> => {
+      if (opts.verbose) io.err(`vault daemon: the running one for ${vault} answered the whole command (thin client)`);
+      const t = await opening;
+      return {
+        call: async (action, input) => {
+          await settled(t);
+          return t.call(action, input);
+        },
+      };
+    };
+    let code: number;
+    try {
+      code = await c.runQuickly(quick, io, transportFor);
+    } catch (e) {
+      code = c.reportFailure(e, io);
+    }
+    return { ok: true, run: { output, code } };
+  };
+
   const answer = async (req: DaemonRequest): Promise<DaemonReply> => {
     if (req.op === 'status') return { ok: true, status: status() };
+    if (req.op === 'run') return run(req);
     if (req.op === 'stop') {
       setImmediate(() => void stop());
       return { ok: true, status: status() };

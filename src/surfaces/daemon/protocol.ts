@@ -4,22 +4,43 @@
  * client side loads nothing but this and node:net (docs/cli.md, "Vault
  * daemon").
  */
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import type { ActionOutcome } from '../../actions/reply.js';
 import type { RawInput } from '../../actions/validate.js';
 import type { ErrorEnvelope } from '../../core/errors.js';
-import { daemonRuntimeDir } from '../client/user-dirs.js';
+
+export { daemonFiles, vaultRealPath } from './socket-path.js';
 
 export type DaemonRequest =
   | { op: 'call'; action: string; input: RawInput }
+  | RunRequest
   | { op: 'status' }
   | { op: 'stop' };
 
+/**
+ * A whole command from the thin client (thin.ts): its argv, read by the
+ * daemon with the command line's own parsing. `cwd` resolves its `--vault`;
+ * `tz` is the caller's TZ, the one variable of its environment the
+ * command's output depends on (local dates of `today`, `log`, `--due`).
+ */
+export interface RunRequest {
+  op: 'run';
+  build: string;
+  argv: string[];
+  cwd: string;
+  tz: string | null;
+}
+
+/** What the command printed, in order (1 stdout, 2 stderr), and its exit code. */
+export interface RunResult {
+  output: Array<[1 | 2, string]>;
+  code: number;
+}
+
 export interface DaemonStatus {
   pid: number;
+  /** The build it runs (socket-path.ts `buildId`): a client of another build replaces it. */
+  build: string;
   vault: string;
   socket: string;
   startedAt: string;
@@ -36,20 +57,10 @@ export interface DaemonStatus {
 export type WireOutcome = Omit<ActionOutcome, 'body'> & { body?: unknown; bodyBase64?: string };
 
 export type DaemonReply =
-  | { ok: true; outcome?: WireOutcome; status?: DaemonStatus }
+  | { ok: true; outcome?: WireOutcome; status?: DaemonStatus; run?: RunResult }
+  /** A run request the daemon leaves to the full command line (another build, TZ or folder; a form its parser does not take), having done nothing. */
+  | { ok: false; fallback: string }
   | { ok: false; status: number; error: ErrorEnvelope['error'] };
-
-/** The real path of a vault folder: one daemon per folder, however it is named on the command line. */
-export function vaultRealPath(dir: string): string {
-  return fs.realpathSync.native(path.resolve(dir));
-}
-
-/** `<runtime>/<hash>.sock` and `<hash>.json` (pid, vault) beside it; a hash keeps the path under the socket length limit. */
-export function daemonFiles(realVault: string, env: NodeJS.ProcessEnv = process.env): { socket: string; info: string; log: string } {
-  const dir = daemonRuntimeDir(env);
-  const h = createHash('sha256').update(realVault).digest('hex').slice(0, 16);
-  return { socket: path.join(dir, `${h}.sock`), info: path.join(dir, `${h}.json`), log: path.join(dir, `${h}.log`) };
-}
 
 export function toWire(o: ActionOutcome): WireOutcome {
   const { body, ...rest } = o;

@@ -1,0 +1,97 @@
+/**
+ * The thin client: what `bin/quire.js` runs before anything else. A call on
+ * a vault whose daemon is running is sent to that daemon whole (argv, the
+ * working folder, TZ); the daemon reads it with the command line's own
+ * parsing, runs it on its warm index, and answers with what the command
+ * prints and its exit code. This process then loads nothing but node:
+ * built-ins and socket-path.js: a warm call costs a bare Node start and a
+ * socket round trip. Anything the daemon does not take (no daemon, a stale
+ * socket, another build, a form its parser leaves to commander) returns
+ * false, and the launcher runs the full command line (main.ts), which
+ * starts or replaces the daemon (docs/cli.md, "Thin client").
+ */
+import net from 'node:net';
+import { buildId, daemonFiles, SOCKET_PATH_LIMIT, vaultRealPath } from '../daemon/socket-path.js';
+
+/** Commands that never go to a daemon: they are the daemon, or keep their own index or server. */
+const OWN_PROCESS = new Set(['serve', 'daemon', 'mcp', 'demo', 'admin', 'login', 'logout', 'completion', 'actions', 'help']);
+
+/** The folder a command names with `--vault`, when the daemon may answer it whole; null otherwise. */
+export function thinVault(argv: readonly string[]): string | null {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || OWN_PROCESS.has(first) || (first === 'action' && argv[1] !== 'run')) return null;
+  const i = argv.lastIndexOf('--vault');
+  return i > 0 && i + 1 < argv.length ? argv[i + 1]! : null;
+}
+
+type Reply = { ok?: boolean; run?: { output: Array<[1 | 2, string]>; code: number }; fallback?: string };
+
+/** The daemon's reply; null when nobody answers on the socket (nothing was sent). */
+function exchange(socket: string, req: object): Promise<Reply | null> {
+  return new Promise((resolve, reject) => {
+    const conn = net.createConnection(socket);
+    let text = '';
+    let sent = false;
+    conn.setEncoding('utf8');
+    conn.on('connect', () => {
+      sent = true;
+      conn.write(JSON.stringify(req) + '\n');
+    });
+    conn.on('data', (d: string) => (text += d));
+    conn.on('error', (e) => (sent ? reject(e) : resolve(null)));
+    conn.on('close', () => {
+      if (!sent) return resolve(null);
+      const nl = text.indexOf('\n');
+      // Gone mid-answer: a write may have happened, so the call is not made again.
+      if (nl < 0) return reject(new Error('the vault daemon closed the connection without answering; the command may or may not have run'));
+      try {
+        resolve(JSON.parse(text.slice(0, nl)) as Reply);
+      } catch {
+        reject(new Error('the vault daemon answered something that is not JSON'));
+      }
+    });
+  });
+}
+
+/**
+ * Runs the command through a running daemon, or the daemon itself for
+ * `daemon run` (skipping the command table); false when the full command
+ * line must run it.
+ */
+export async function runThin(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  // The daemon a call starts (client.ts spawns exactly this): it opens its folder without loading the command table first.
+  if (argv.length === 4 && argv[0] === 'daemon' && argv[1] === 'run' && argv[2] === '--vault') {
+    try {
+      await (await import('../daemon/daemon.js')).runDaemon(argv[3]!, env);
+    } catch (e) {
+      process.stderr.write(`quire: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+    }
+    return true;
+  }
+  if (env.QUIRE_DAEMON === 'off') return false;
+  const dir = thinVault(argv);
+  if (dir === null) return false;
+  let socket: string;
+  try {
+    socket = daemonFiles(vaultRealPath(dir), env).socket;
+  } catch {
+    return false; // no such folder: the full command line says so
+  }
+  if (Buffer.byteLength(socket) > SOCKET_PATH_LIMIT) return false;
+  let reply: Reply | null;
+  try {
+    reply = await exchange(socket, { op: 'run', build: buildId(), argv, cwd: process.cwd(), tz: env.TZ ?? null });
+  } catch (e) {
+    process.stderr.write(`quire: ${(e as Error).message}\n`);
+    process.exitCode = 1;
+    return true;
+  }
+  if (!reply?.ok || !reply.run) {
+    if (reply && argv.includes('--verbose')) process.stderr.write(`vault daemon: the running one left this call to the full command line (${reply.fallback ?? 'it does not take whole commands'})\n`);
+    return false;
+  }
+  for (const [fd, text] of reply.run.output) (fd === 1 ? process.stdout : process.stderr).write(text);
+  process.exitCode = reply.run.code;
+  return true;
+}

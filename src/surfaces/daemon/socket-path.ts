@@ -1,0 +1,53 @@
+/**
+ * Where a folder's vault daemon listens, and which build it must be of:
+ * the one rule shared by the daemon, the full command line and the thin
+ * client (thin.ts), which loads nothing but node: built-ins and this module
+ * (docs/cli.md, "Thin client").
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The real path of a vault folder: one daemon per folder, however it is named on the command line. */
+export function vaultRealPath(dir: string): string {
+  return fs.realpathSync.native(path.resolve(dir));
+}
+
+/**
+ * Where the vault daemons' sockets and notes live: `$XDG_RUNTIME_DIR/quire`
+ * (a per-user tmpfs, emptied at logout), else `$XDG_CACHE_HOME/quire/run`
+ * (default `~/.cache/quire/run`). Never inside a vault. XDG folders must be
+ * absolute; a relative value is ignored, as the specification says.
+ */
+export function daemonRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) return path.join(env.XDG_RUNTIME_DIR, 'quire');
+  const cache = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(env.HOME || os.homedir(), '.cache');
+  return path.join(cache, 'quire', 'run');
+}
+
+/** `<runtime>/<hash>.sock`, with `<hash>.json` (pid, vault) and `<hash>.log` beside it; a hash keeps the path under the socket length limit. */
+export function daemonFiles(realVault: string, env: NodeJS.ProcessEnv = process.env): { socket: string; info: string; log: string } {
+  const dir = daemonRuntimeDir(env);
+  const h = createHash('sha256').update(realVault).digest('hex').slice(0, 16);
+  return { socket: path.join(dir, `${h}.sock`), info: path.join(dir, `${h}.json`), log: path.join(dir, `${h}.log`) };
+}
+
+/** Unix socket paths longer than this do not fit in `sockaddr_un` on every system. */
+export const SOCKET_PATH_LIMIT = 100;
+
+const STAMP = new URL('../../.built', import.meta.url);
+
+/**
+ * This build of Quire: the time `npm run build` wrote dist/ (its `.built`
+ * stamp), read fresh on each call. A daemon remembers the one it started
+ * with; a client of another build does not use it. Run from the sources
+ * (tests), there is no stamp.
+ */
+export function buildId(): string {
+  try {
+    return fs.readFileSync(STAMP, 'utf8').trim();
+  } catch {
+    return 'source';
+  }
+}
