@@ -13,7 +13,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
 import { isPageGrant } from './page-token.js';
 import { recordIpFailure } from './passwords.js';
-import { serveTus, tusRoute } from './tus.js';
+import { tusRoute } from './tus-route.js';
+
+/** The tus server, loaded at the first upload (tus-route.ts). */
+const tusServer = () => import('./tus.js');
 
 const TUS_METHODS = new Set(['POST', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS']);
 const require = createRequire(import.meta.url);
@@ -39,16 +42,18 @@ export function registerFileDrop(app: FastifyInstance, services: Services): void
     if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return done();
     res.hijack();
     const password = req.headers['x-public-password'];
-    serveTus(services, req.raw, res.raw, typeof password === 'string' ? password : undefined).then(
-      (status) => {
-        // A refused page grant is no password guess (it cannot be guessed without the key), as for the other visitor actions.
-        if (status === 401 && typeof password === 'string' && !isPageGrant(password)) recordIpFailure(req.ip);
-      },
-      (e) => {
-        console.error('[quire] file drop:', e);
-        res.raw.destroy();
-      },
-    );
+    tusServer()
+      .then(({ serveTus }) => serveTus(services, req.raw, res.raw, typeof password === 'string' ? password : undefined))
+      .then(
+        (status) => {
+          // A refused page grant is no password guess (it cannot be guessed without the key), as for the other visitor actions.
+          if (status === 401 && typeof password === 'string' && !isPageGrant(password)) recordIpFailure(req.ip);
+        },
+        (e) => {
+          console.error('[quire] file drop:', e);
+          res.raw.destroy();
+        },
+      );
   });
   app.get('/assets/tus.min.js', (_req, res) => res.headers(ASSET_HEADERS).type('text/javascript; charset=utf-8').send(TUS_CLIENT));
 }

@@ -18,10 +18,10 @@ import { paths } from '../core/config.js';
 import { AppError, toAppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { openLink, requirePermission, type OpenLink } from './access.js';
+import { tusRoute } from './tus-route.js';
 import { checkNameFree, checkRoom, commitUpload, hashFor, parseChecksum, parseConflictPolicy, uploadFileName, UPLOAD_MAX_BYTES, type Checksum } from './upload.js';
 
 export const TUS_VERSION = '1.0.0';
-const ROUTE = /^\/api\/v1\/public\/([^/?#]+)\/uploads(?:\/([^/?#]+))?\/?(?:[?#].*)?$/;
 /** Metadata keys the server adds to an upload's record (the visitor's own keys cannot start with `quire_`). */
 const LINK_KEY = 'quire_link';
 const POLICY_KEY = 'quire_policy';
@@ -29,17 +29,6 @@ const DONE_KEY = 'quire_committed';
 const DAY = 24 * 60 * 60 * 1000;
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 const WRITE_BUFFER = 1024 * 1024;
-
-/** `/api/v1/public/{slug}/uploads[/{id}]` → slug and id, or null for any other path. */
-export function tusRoute(url: string): { slug: string; id: string | null } | null {
-  const m = ROUTE.exec(url);
-  if (!m) return null;
-  try {
-    return { slug: decodeURIComponent(m[1]!), id: m[2] === undefined ? null : decodeURIComponent(m[2]) };
-  } catch {
-    return null;
-  }
-}
 
 type StoredUpload = Upload & { metadata?: Record<string, string | null> };
 

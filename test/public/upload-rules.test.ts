@@ -1,6 +1,6 @@
 /** The file drop's pure rules, table-style: file names, conflict policies, rename names, checksum headers, routes. */
 import { describe, expect, it } from 'vitest';
-import { tusRoute } from '../../src/public/tus.js';
+import { tusRoute } from '../../src/public/tus-route.js';
 import { parseChecksum, parseConflictPolicy, renamedName, uploadFileName } from '../../src/public/upload.js';
 
 describe('uploadFileName', () => {
