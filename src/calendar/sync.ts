@@ -9,7 +9,7 @@
  * the remote version becomes the event, and the local one is kept as a new event (new UID,
  * title prefixed "Conflict copy: ") that is sent to the server too. Nothing is dropped silently.
  */
-import * as tsdav from 'tsdav';
+import type * as Tsdav from 'tsdav';
 import { XMLParser } from 'fast-xml-parser';
 import type { Config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
@@ -18,6 +18,9 @@ import type { Scope } from '../notes/access.js';
 import type { CalendarAccountRecord } from '../store/schema.js';
 import type { CalendarSyncState, SyncItem } from './sync-state.js';
 import { readSyncState, writeSyncState } from './sync-state.js';
+
+/** tsdav loads at the first sync or discovery, not when the server starts (docs/performance.md, "Start-up"). */
+const davLib = (): Promise<typeof Tsdav> => import('tsdav');
 import { deleteMirrorEvent, eventPathIn, mirrorFiles, uidOf, writeMirrorEvent } from './sync-mirror.js';
 
 export interface Dav {
@@ -66,9 +69,10 @@ export interface RemoteCalendar {
 /** RFC 6764 discovery (/.well-known/caldav, then the principal and its calendar home) and the home's event calendars. */
 export async function discoverCalendars(dav: Dav, endpoint: string): Promise<RemoteCalendar[]> {
   await checkSignIn(dav, endpoint);
-  let account: tsdav.DAVAccount;
-  let calendars: tsdav.DAVCalendar[];
+  let account: Tsdav.DAVAccount;
+  let calendars: Tsdav.DAVCalendar[];
   try {
+    const tsdav = await davLib();
     account = await tsdav.createAccount({ account: { serverUrl: endpoint, accountType: 'caldav', credentials: {} }, headers: dav.headers, fetch: dav.fetch });
     calendars = await tsdav.fetchCalendars({ account, headers: dav.headers, fetch: dav.fetch });
   } catch (e) {
@@ -91,7 +95,7 @@ const text = (v: unknown): string | null => (v === undefined || v === null || v 
 
 /** CTag of the collection (its sync token when there is none), and its sync token (RFC 6578) if it has one. */
 async function collectionTag(dav: Dav, url: string): Promise<{ tag: string | null; syncToken: string | null }> {
-  const r = await tsdav.propfind({ url, props: { 'cs:getctag': {}, 'd:sync-token': {} }, depth: '0', headers: dav.headers, fetch: dav.fetch });
+  const r = await (await davLib()).propfind({ url, props: { 'cs:getctag': {}, 'd:sync-token': {} }, depth: '0', headers: dav.headers, fetch: dav.fetch });
   const props = r[0]?.props ?? {};
   const syncToken = text(props.syncToken);
   return { tag: text(props.getctag) ?? syncToken, syncToken };
@@ -130,7 +134,7 @@ async function syncCollection(dav: Dav, url: string, token: string): Promise<{ c
 
 /** href (path) → ETag of every object in the collection. */
 async function listRemote(dav: Dav, url: string): Promise<Map<string, string>> {
-  const r = await tsdav.propfind({ url, props: { 'd:getetag': {} }, depth: '1', headers: dav.headers, fetch: dav.fetch });
+  const r = await (await davLib()).propfind({ url, props: { 'd:getetag': {} }, depth: '1', headers: dav.headers, fetch: dav.fetch });
   const out = new Map<string, string>();
   const self = new URL(url).pathname;
   for (const x of r) {
@@ -144,6 +148,7 @@ async function listRemote(dav: Dav, url: string): Promise<Map<string, string>> {
 }
 
 async function multiget(dav: Dav, url: string, hrefs: string[]): Promise<Map<string, { etag: string; data: string }>> {
+  const tsdav = await davLib();
   const out = new Map<string, { etag: string; data: string }>();
   for (let i = 0; i < hrefs.length; i += MULTIGET_BATCH) {
     const r = await tsdav.calendarMultiGet({ url, props: { 'd:getetag': {}, 'c:calendar-data': {} }, objectUrls: hrefs.slice(i, i + MULTIGET_BATCH), depth: '1', headers: dav.headers, fetch: dav.fetch });
