@@ -8,6 +8,8 @@
 // built file, spec/actions.json two levels up, package.json, the demo vault).
 // Other files in src/ (auth.browser.js) are copied as they are, and the
 // action catalog is written as data for the command line (writeCatalog).
+// One exception to one file for one file: a package made of hundreds of
+// small ES modules is bundled into one file of dist/vendor/ (VENDORED).
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --bench    also bench/ and test/ → dist-bench/ (see buildBench)
@@ -59,9 +61,40 @@ export function isStale() {
 const OPTIONS = { format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'warning' };
 
 /**
+ * Packages whose hundreds of ES modules every start of the server loads,
+ * each bundled into one file, dist/vendor/<name>.js, that dist/ imports
+ * instead: @sinclair/typebox is 200 files (every action's input schema uses
+ * it), and loading them one by one took 75-140 ms of each start where the
+ * single file takes 5-10 ms (docs/performance.md, "Start-up"). Only
+ * packages that nothing in node_modules imports belong here (there would be
+ * two copies), and only pure ES modules (`export *` of a CommonJS package
+ * exports nothing by name).
+ */
+const VENDORED = ['@sinclair/typebox'];
+const vendorFile = (name) => `vendor/${name.replace(/^@/, '').replace(/\//g, '-')}.js`;
+
+async function writeVendored(tree) {
+  const { build } = await import('esbuild');
+  for (const name of VENDORED) {
+    const stdin = { contents: `export * from ${JSON.stringify(name)};`, resolveDir: ROOT, sourcefile: `${name}.js` };
+    await build({ ...OPTIONS, stdin, bundle: true, outfile: path.join(tree, vendorFile(name)) });
+  }
+}
+
+/** Points an output file's imports of a vendored package at its bundle. */
+function useVendored(text, outFile, tree) {
+  for (const name of VENDORED) {
+    let rel = path.relative(path.dirname(outFile), path.join(tree, vendorFile(name)));
+    if (!rel.startsWith('.')) rel = `./${rel}`;
+    text = text.replaceAll(`from ${JSON.stringify(name)}`, `from ${JSON.stringify(rel)}`);
+  }
+  return text;
+}
+
+/**
  * Transpile every .ts file of `from` into `to` (same layout), and with
- * `copyOthers` copy its other files; `rewrite` edits each output's text;
- * `skip`: paths not to look into.
+ * `copyOthers` copy its other files; `rewrite(text, outFile)` edits each
+ * output's text; `skip`: paths not to look into.
  */
 async function transpileTree(from, to, { rewrite = (text) => text, copyOthers = false, skip = [] } = {}) {
   const { build } = await import('esbuild');
@@ -70,7 +103,7 @@ async function transpileTree(from, to, { rewrite = (text) => text, copyOthers = 
   const result = await build({ ...OPTIONS, entryPoints: ts, outdir: to, outbase: from, write: false });
   for (const out of result.outputFiles) {
     fs.mkdirSync(path.dirname(out.path), { recursive: true });
-    fs.writeFileSync(out.path, out.path.endsWith('.js') ? rewrite(out.text) : out.contents);
+    fs.writeFileSync(out.path, out.path.endsWith('.js') ? rewrite(out.text, out.path) : out.contents);
   }
   for (const f of copyOthers ? files : []) {
     if (f.endsWith('.ts')) continue;
@@ -113,7 +146,8 @@ async function swapIn(dir, buildInto) {
  */
 export async function buildDist({ lenient = false } = {}) {
   await swapIn(DIST, async (tmp) => {
-    await transpileTree(SRC, tmp, { copyOthers: true });
+    await transpileTree(SRC, tmp, { copyOthers: true, rewrite: (text, outFile) => useVendored(text, outFile, tmp) });
+    await writeVendored(tmp);
     try {
       writeCatalog(tmp);
     } catch (e) {

@@ -1,0 +1,96 @@
+/**
+ * What `quire serve` loads before its Home is ready: a heavy library is
+ * imported where it is first used (passkeys, mail checks, thumbnails, MCP,
+ * the file drop's tus server, CalDAV sync, push, sign-in with OIDC, public
+ * pages' rendering, web clips), not at start, and @sinclair/typebox comes
+ * from its one-file bundle in dist/vendor/ (scripts/build.mjs). A loader
+ * hook records every module the process loads; the list is read at the
+ * `index ready` line, which comes after the server listens, so a request
+ * made then is answered from the index.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { QUIRE_BIN } from '../helpers/cli.js';
+import { tempDir } from '../helpers/instance.js';
+
+const REPO = path.resolve(__dirname, '../..');
+const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
+
+/** Packages a start has no use for until a request needs them. */
+const LAZY = [
+  '@simplewebauthn/server',
+  'imapflow',
+  'nodemailer',
+  'sharp',
+  '@modelcontextprotocol/sdk',
+  '@tus/server',
+  '@tus/file-store',
+  'srvx',
+  'tsdav',
+  'web-push',
+  'openid-client',
+  'markdown-it',
+  'sanitize-html',
+  '@resvg/resvg-js',
+  '@mozilla/readability',
+  // Bundled into dist/vendor/: never loaded from node_modules by the server.
+  '@sinclair/typebox',
+];
+const packageOf = (url: string) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? null;
+
+const dirs: string[] = [];
+let child: ChildProcess | undefined;
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child!.once('exit', r));
+  }
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+it('serve --vault loads no heavy library before index ready, and answers from the index once it says so', async () => {
+  const vault = tempDir('quire-start-vault-');
+  const state = tempDir('quire-start-state-');
+  dirs.push(vault, state);
+  fs.writeFileSync(path.join(vault, 'Welcome.md'), '# Welcome\n\nSee [[Ideas]].\n');
+  fs.writeFileSync(path.join(vault, 'Ideas.md'), '# Ideas\n');
+  const log = path.join(state, 'loaded.txt');
+  fs.writeFileSync(log, '');
+  child = spawn(process.execPath, [QUIRE_BIN, 'serve', '--vault', vault, '--port', '0'], {
+    env: { ...process.env, QUIRE_DATA: '', QUIRE_PORT: '', XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let loadedAtReady: string[] | null = null;
+  const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`quire serve did not get ready:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      if (loadedAtReady === null && /^index ready/m.test(out)) loadedAtReady = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      const url = /^url:\s+(\S+)$/m.exec(out)?.[1];
+      const token = /^token:\s+(\S+)$/m.exec(out)?.[1];
+      if (loadedAtReady && url && token) {
+        clearTimeout(timer);
+        resolve({ url, token });
+      }
+    };
+    child!.stdout!.on('data', onData);
+    child!.stderr!.on('data', onData);
+    child!.once('exit', (code) => reject(new Error(`quire serve exited with ${code}:\n${out}`)));
+  });
+
+  const loaded = loadedAtReady as unknown as string[];
+  expect(loaded.some((u) => u.endsWith('/dist/vendor/sinclair-typebox.js'))).toBe(true);
+  const early = [...new Set(loaded.map(packageOf))].filter((p): p is string => p !== null && LAZY.includes(p));
+  expect(early).toEqual([]);
+
+  // The line says the server listens and the Home is indexed.
+  expect(out.indexOf('quire listening on')).toBeGreaterThanOrEqual(0);
+  expect(out.indexOf('quire listening on')).toBeLessThan(out.indexOf('index ready'));
+  const res = await fetch(`${url}/api/v1/notes`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { items: Array<{ path: string }> };
+  expect(body.items.map((n) => n.path).sort()).toEqual(['Ideas.md', 'Welcome.md']);
+}, 90_000);
