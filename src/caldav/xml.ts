@@ -6,7 +6,8 @@
  * generated ones for any other (a property asked for in an unknown namespace
  * is answered 404 in that namespace). Pure functions (docs/caldav.md, "XML").
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser } from 'fast-xml-parser';
 
 export const NS = {
   dav: 'DAV:',
@@ -33,16 +34,30 @@ export const keyOf = (n: { ns: string; name: string }) => qname(n.ns, n.name);
 
 export class XmlError extends Error {}
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  // Entities are decoded below (the five predefined and character references only).
-  processEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-});
+/**
+ * fast-xml-parser loads at the first request body, not when the server
+ * starts (docs/performance.md, "Start-up"); through its CommonJS build, so
+ * that parseXml stays synchronous.
+ */
+const require = createRequire(import.meta.url);
+let loaded: { parser: XMLParser; validator: typeof import('fast-xml-parser').XMLValidator } | null = null;
+function xmlLib() {
+  if (!loaded) {
+    const { XMLParser, XMLValidator } = require('fast-xml-parser') as typeof import('fast-xml-parser');
+    const parser = new XMLParser({
+      preserveOrder: true,
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      // Entities are decoded below (the five predefined and character references only).
+      processEntities: false,
+      parseTagValue: false,
+      parseAttributeValue: false,
+      trimValues: true,
+    });
+    loaded = { parser, validator: XMLValidator };
+  }
+  return loaded;
+}
 
 const ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
@@ -91,7 +106,8 @@ function convert(raw: Raw, scope: Record<string, string>): XmlNode | null {
 export function parseXml(body: string): XmlNode {
   // Requests never need a DTD; refusing one rules out entity expansion attacks.
   if (/<!DOCTYPE|<!ENTITY/i.test(body)) throw new XmlError('a DTD is not allowed in a request body');
-  const valid = XMLValidator.validate(body);
+  const { parser, validator } = xmlLib();
+  const valid = validator.validate(body);
   if (valid !== true) throw new XmlError(`${valid.err.msg} (line ${valid.err.line})`);
   let doc: Raw[];
   try {

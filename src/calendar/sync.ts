@@ -10,7 +10,8 @@
  * title prefixed "Conflict copy: ") that is sent to the server too. Nothing is dropped silently.
  */
 import type * as Tsdav from 'tsdav';
-import { XMLParser } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser } from 'fast-xml-parser';
 import type { Config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { guardedFetch } from '../core/outbound.js';
@@ -101,7 +102,11 @@ async function collectionTag(dav: Dav, url: string): Promise<{ tag: string | nul
   return { tag: text(props.getctag) ?? syncToken, syncToken };
 }
 
-const xml = new XMLParser({ removeNSPrefix: true, isArray: (name) => name === 'response' || name === 'propstat' });
+/** fast-xml-parser loads at the first sync-collection report (its CommonJS build, the one caldav/xml.ts loads too). */
+const require = createRequire(import.meta.url);
+let xmlParser: XMLParser | null = null;
+const xml = () =>
+  (xmlParser ??= new (require('fast-xml-parser') as typeof import('fast-xml-parser')).XMLParser({ removeNSPrefix: true, isArray: (name) => name === 'response' || name === 'propstat' }));
 
 /**
  * RFC 6578 sync-collection from `token`: the objects changed (href → new ETag) and removed
@@ -113,7 +118,7 @@ async function syncCollection(dav: Dav, url: string, token: string): Promise<{ c
   const res = await dav.fetch(url, { method: 'REPORT', headers: { ...dav.headers, depth: '1', 'content-type': 'application/xml; charset=utf-8' }, body });
   const raw = await res.text();
   if (res.status !== 207) return null;
-  const ms = xml.parse(raw)?.multistatus;
+  const ms = xml().parse(raw)?.multistatus;
   if (!ms) return null;
   const changed = new Map<string, string>();
   const removed: string[] = [];
