@@ -16,8 +16,9 @@ import { extractFacts } from '../markdown/extract.js';
 import { writeChunksAtomic } from './atomic.js';
 import { etagOf } from './etag.js';
 import { Home, type HomeEvent } from './home.js';
-import { isIgnoredPath, isTempName } from './ignore.js';
+import { isIgnoredPath } from './ignore.js';
 import { PARALLEL_MIN, ScanPool, scanInline, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
+import { walkTree, type WalkedFile } from './walk.js';
 import type { HomeWatcher, WatchChange, WatcherStats } from './watcher.js';
 
 export interface VaultProgress {
@@ -58,7 +59,6 @@ const isNotePath = (rel: string) => rel.toLowerCase().endsWith('.md');
 /** Whether a file found on disk is the one a snapshot recorded; a record without a ctime (none was known) is not trusted. */
 const sameStat = (before: FileStat, f: FoundFile) => before.size === f.size && before.mtimeMs === f.mtimeMs && before.ctimeMs === f.ctimeMs;
 const READ_CONCURRENCY = 32;
-const WALK_SLICE = 1000;
 
 interface FoundFile {
   rel: string;
@@ -72,88 +72,26 @@ interface FoundFile {
   link: boolean;
 }
 
-/** Vanished, a dangling link or a link loop: not content. */
-function statOrNull(abs: string): fs.Stats | null {
-  try {
-    return fs.statSync(abs);
-  } catch {
-    return null;
-  }
-}
-
 function isInside(rootReal: string, real: string): boolean {
   return real === rootReal || real.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
 }
 
-/** Where a symlink leads when it leaves the Home; null for a link inside it, a dangling link or a loop. */
-function outsideTarget(abs: string, rootReal: string): { real: string; st: fs.Stats } | null {
-  let real: string;
-  try {
-    real = fs.realpathSync(abs);
-  } catch {
-    return null;
-  }
-  if (isInside(rootReal, real)) return null;
-  const st = statOrNull(real);
-  return st ? { real, st } : null;
-}
+/** The Home's files, found by `walkTree` (src/vault/walk.ts). */
+class FileList {
+  readonly files: FoundFile[] = [];
+  notes = 0;
 
-/**
- * Every file of the Home with its stat. Synchronous calls in slices of
- * WALK_SLICE entries, with the event loop free between slices: a promise
- * per stat costs several times the system call itself (10k files: ~70 ms
- * this way, ~450 ms with fs.promises).
- *
- * Symlinks are not followed: a link that stays in the Home would index its
- * target twice (the target is indexed under its own path), and one that
- * leaves it would index what it points at. With `follow`, links out of
- * the Home are followed, files and folders, under the link's path; a
- * folder reached twice (a loop, two links to one place) is walked once.
- */
-async function walk(root: string, follow: boolean, onFile: (f: FoundFile) => void): Promise<FoundFile[]> {
-  const out: FoundFile[] = [];
-  const rootReal = fs.realpathSync(root);
-  const dirs = [''];
-  const walked = new Set<string>();
-  let budget = WALK_SLICE;
-  const found = (childRel: string, st: fs.Stats, link: boolean) => {
-    const f = { rel: childRel, abs: path.join(root, childRel), size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, birthtimeMs: st.birthtimeMs, link };
-    out.push(f);
-    onFile(f);
-  };
-  while (dirs.length > 0) {
-    const rel = dirs.shift()!;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(rel ? path.join(root, rel) : root, { withFileTypes: true });
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || (rel !== '' && (code === 'ENOTDIR' || code === 'ELOOP'))) continue;
-      throw e;
-    }
-    for (const ent of entries) {
-      const childRel = rel ? `${rel}/${ent.name}` : ent.name;
-      if (isTempName(ent.name) || isIgnoredPath(childRel)) continue;
-      if (ent.isDirectory()) {
-        dirs.push(childRel);
-      } else if (ent.isFile()) {
-        const st = statOrNull(path.join(root, childRel));
-        if (st?.isFile()) found(childRel, st, false);
-      } else if (follow && ent.isSymbolicLink()) {
-        const target = outsideTarget(path.join(root, childRel), rootReal);
-        if (target?.st.isFile()) found(childRel, target.st, true);
-        else if (target?.st.isDirectory() && !walked.has(target.real)) {
-          walked.add(target.real);
-          dirs.push(childRel);
-        }
-      }
-      if (--budget === 0) {
-        budget = WALK_SLICE;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
+  constructor(
+    private readonly root: string,
+    /** Called when the list first holds PARALLEL_MIN notes. */
+    private readonly onManyNotes: () => void,
+  ) {}
+
+  add(f: WalkedFile): void {
+    const { st } = f;
+    this.files.push({ rel: f.rel, abs: path.join(this.root, f.rel), size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, birthtimeMs: st.birthtimeMs, link: f.link });
+    if (isNotePath(f.rel) && ++this.notes === PARALLEL_MIN) this.onManyNotes();
   }
-  return out;
 }
 
 export class Vault {
@@ -249,31 +187,38 @@ export class Vault {
     await fs.promises.mkdir(this.root, { recursive: true });
     // Temp files of writes cut short by a crash or kill; in the background, as the walk below does not need it.
     this.home.removeStaleTemps().catch((e) => this.report(e));
+    const threads = this.opts.scanThreads ?? scanThreads();
+    // Without a snapshot every note will be read: the scan threads start as soon as the walk has
+    // found enough notes to need them, and boot while it goes on.
+    let pool: ScanPool | null = null;
+    let cold: boolean | null = null; // known once the snapshot is read
+    const startPool = () => (pool ??= new ScanPool(threads));
+    const list = new FileList(this.root, () => {
+      if (cold && threads > 1) startPool();
+    });
     if (this.opts.watch !== false) {
+      // The watcher's start-up walk is the scan's list too: one walk of the Home, not two.
       this.watcher = this.home.watch({
         debounceMs: this.opts.debounceMs ?? 50,
         dropOwnWrites: true,
         followSymlinks: this.opts.followSymlinks === true,
         onBatch: (changes) => this.onBatch(changes),
         onError: (e) => this.report(e),
+        onInitialFile: (f) => list.add(f),
       });
     }
     const [cached, fullText] = await Promise.all([this.loadSnapshot(), this.loadFullText()]);
+    cold = cached === null;
+    if (cold && threads > 1 && list.notes >= PARALLEL_MIN) startPool();
     // Notes whose full text is missing from its file (or the whole file) are read again below.
     const opts = { fullText: fullText ?? new FullTextIndex() };
     const index = (cached !== null ? this.fromSnapshot(cached, opts) : null) ?? new HomeIndex(opts);
     index.holdBackground();
-    const threads = this.opts.scanThreads ?? scanThreads();
-    // Without a snapshot every note will be read: the scan threads start as soon as the walk has
-    // found enough notes to need them, and boot while it goes on.
-    let pool: ScanPool | null = null;
-    const startPool = () => (pool = new ScanPool(threads));
     try {
-      await this.scan(index, threads, cached === null, () => pool ?? startPool());
+      await this.scan(index, threads, list, startPool);
     } finally {
       await (pool as ScanPool | null)?.close();
     }
-    if (this.watcher) await this.watcher.ready;
     this.index_ = index;
     this.state = 'ready';
     index.releaseBackground();
@@ -285,12 +230,15 @@ export class Vault {
     return this.stats;
   }
 
-  /** Walks the Home and reads into `index` what it lacks; `pool()` gives the scan threads (started on first call). */
-  private async scan(index: HomeIndex, threads: number, cold: boolean, pool: () => ScanPool): Promise<void> {
-    let notesFound = 0;
-    const found = await walk(this.root, this.opts.followSymlinks === true, (f) => {
-      if (cold && threads > 1 && isNotePath(f.rel) && ++notesFound === PARALLEL_MIN) pool();
-    });
+  /**
+   * Reads into `index` what it lacks of the files `list` holds once the
+   * watcher's start-up walk is done (or, unwatched, once this walks the Home
+   * itself); `pool()` gives the scan threads (started on first call).
+   */
+  private async scan(index: HomeIndex, threads: number, list: FileList, pool: () => ScanPool): Promise<void> {
+    if (this.watcher) await this.watcher.ready;
+    else await walkTree(fs.realpathSync(this.root), '', { follow: this.opts.followSymlinks === true, ignored: isIgnoredPath, file: (f) => list.add(f) });
+    const found = list.files;
     this.progress = { done: 0, total: found.length };
     const seen = new Set<string>();
     const toRead = new Map<string, FoundFile>();
@@ -551,16 +499,16 @@ export class Vault {
     this.cacheTimer.unref();
   }
 
-  /** The snapshot's text; null when there is none (a cache file that cannot be used is rebuilt from the files, which are the truth). */
-  private async loadSnapshot(): Promise<string | null> {
+  /** The snapshot's bytes; null when there is none (a cache file that cannot be used is rebuilt from the files, which are the truth). */
+  private async loadSnapshot(): Promise<Buffer | null> {
     if (!this.opts.cacheFile) return null;
-    return fs.promises.readFile(this.opts.cacheFile, 'utf8').catch(() => null);
+    return fs.promises.readFile(this.opts.cacheFile).catch(() => null);
   }
 
-  /** The index in `text`; null when it is from another version or malformed (then the files are read again, as they are the truth). */
-  private fromSnapshot(text: string, opts: { fullText: FullTextIndex }): HomeIndex | null {
+  /** The index in `data`; null when it is from another version or malformed (then the files are read again, as they are the truth). */
+  private fromSnapshot(data: Buffer, opts: { fullText: FullTextIndex }): HomeIndex | null {
     try {
-      return HomeIndex.fromSnapshot(text, opts);
+      return HomeIndex.fromSnapshot(data, opts);
     } catch {
       return null;
     }
@@ -584,8 +532,13 @@ export class Vault {
       this.firstUnsaved = null;
       const started = Date.now();
       const file = this.opts.cacheFile;
+      const snapshot = this.index_.snapshotWriter();
+      async function* chunks() {
+        yield* inSlices(snapshot.lines);
+        yield snapshot.tail();
+      }
       await Promise.all([
-        writeChunksAtomic(file, inSlices(this.index_.snapshotLines()), { label: 'index cache' }),
+        writeChunksAtomic(file, chunks(), { label: 'index cache' }),
         writeChunksAtomic(file + '.search', paced(encodeFullText(this.index_.fullText.state())), { label: 'full-text index cache' }),
       ]);
       this.lastSaveAt = started;

@@ -23,13 +23,14 @@
  * - Symlinks are not followed (see `followSymlinks`).
  */
 import { realpathSync, watch as fsWatch, type FSWatcher, type Stats } from 'node:fs';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
 import { etagOf } from './etag.js';
 import { fsError } from './errors.js';
 import { isIgnoredPath } from './ignore.js';
 import { sameSig, type FileSig, type OwnWriteCheck } from './recent.js';
+import { walkTree, type WalkedFile } from './walk.js';
 
 export interface WatchChange {
   kind: 'upsert' | 'delete';
@@ -71,6 +72,12 @@ export interface WatchOptions {
    * watched under their own paths.
    */
   followSymlinks?: boolean;
+  /**
+   * Called for every file the start-up walk finds, before `ready` resolves
+   * (with its lstat; for a followed link, its target's stat). The Vault's
+   * opening scan reads this list rather than walking the Home a second time.
+   */
+  onInitialFile?: (f: WalkedFile) => void;
 }
 
 export interface WatcherStats {
@@ -307,69 +314,43 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
     }
   };
 
-  /** Walks `dirRel` recursively and reconciles everything known under it with the disk. */
-  const reconcileDir = async (dirRel: string, out: Changes, report: boolean): Promise<void> => {
+  /**
+   * Walks `dirRel` recursively and reconciles everything known under it with
+   * the disk. `start` is for the start-up walk: its `onFile` sees every file
+   * found (the Vault's opening scan reads that list rather than walking the
+   * Home again), and a root that cannot be read makes it throw.
+   */
+  const reconcileDir = async (dirRel: string, out: Changes, report: boolean, start?: { onFile?: (f: WalkedFile) => void }): Promise<void> => {
+    const onFile = start?.onFile;
     const seen = new Set<string>();
-    /** Folders walked (device:inode): a link loop, or two links to one folder, is walked once. */
-    const walked = new Set<string>();
     const now = Date.now();
-    const walk = async (rel: string): Promise<void> => {
-      let entries;
-      try {
-        // Watch first, then read: a file created after the read still makes an event.
-        const st = await entryStat(rel);
-        if (!st?.isDirectory()) return;
-        const key = `${st.dev}:${st.ino}`;
-        if (walked.has(key)) return;
-        walked.add(key);
-        ensureWatch(rel, st);
-        entries = await readdir(absOf(rel), { withFileTypes: true });
-      } catch (e) {
-        const c = errCode(e);
-        if (c !== 'ENOENT' && c !== 'ENOTDIR') onError(fsError(e, 'list', rel));
-        return;
-      }
-      if (rel !== '') {
+    await walkTree(rootAbs, dirRel, {
+      follow: opts.followSymlinks === true,
+      ignored,
+      // Watch first, then read: a file created after the read still makes an event.
+      folder: (rel, st) => ensureWatch(rel, st),
+      listed: (rel) => {
+        if (rel === '') return;
         knownDirs.add(rel);
         seen.add(rel);
-      }
-      const subdirs: string[] = [];
-      const files: string[] = [];
-      for (const ent of entries) {
-        const child = rel === '' ? ent.name : `${rel}/${ent.name}`;
-        if (ignored(child)) continue;
-        if (ent.isDirectory()) subdirs.push(child);
-        else if (ent.isFile()) files.push(child);
-        else if (ent.isSymbolicLink() && opts.followSymlinks) {
-          const st = await entryStat(child).catch(() => null);
-          if (st?.isDirectory()) subdirs.push(child);
-          else if (st?.isFile()) files.push(child);
+      },
+      file: (f) => {
+        onFile?.(f);
+        seen.add(f.rel);
+        if (recentlyModified(f.st, now) && isReady) {
+          // Still being written: keep the old signature and look again once it settles.
+          const p = dirty.get(f.rel);
+          if (!p) dirty.set(f.rel, { first: now, last: f.st.mtimeMs });
+          return;
         }
-      }
-      for (let i = 0; i < files.length; i += 256) {
-        await Promise.all(
-          files.slice(i, i + 256).map(async (f) => {
-            try {
-              const st = await entryStat(f);
-              if (!st?.isFile()) return;
-              seen.add(f);
-              if (recentlyModified(st, now) && isReady) {
-                // Still being written: keep the old signature and look again once it settles.
-                const p = dirty.get(f);
-                if (!p) dirty.set(f, { first: now, last: st.mtimeMs });
-                return;
-              }
-              if (report) observeFile(f, st, false, out);
-              else known.set(f, sigOf(st));
-            } catch {
-              /* vanished between readdir and lstat: treated as absent below */
-            }
-          }),
-        );
-      }
-      for (const d of subdirs) await walk(d);
-    };
-    await walk(dirRel);
+        if (report) observeFile(f.rel, f.st, false, out);
+        else known.set(f.rel, sigOf(f.st));
+      },
+      error: (rel, e) => {
+        if (start && rel === '') throw fsError(e, 'list', rel);
+        onError(fsError(e, 'list', rel));
+      },
+    });
     // Files still pending (kept out of `seen` above) must not be deleted.
     for (const [p] of dirty) if (known.has(p)) seen.add(p);
     forgetUnder(dirRel, out, seen);
@@ -527,7 +508,7 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
     void (async () => {
       try {
         const out: Changes = new Map();
-        await reconcileDir('', out, !ignoreInitial);
+        await reconcileDir('', out, !ignoreInitial, { onFile: opts.onInitialFile });
         isReady = true;
         if (!ignoreInitial && out.size > 0) await deliver(order(out));
         // Events that arrived during the walk are reported even if the walk already saw their result.
