@@ -12,7 +12,8 @@
  */
 import { fieldsOf } from './fulltext/document.js';
 import { FullTextIndex } from './fulltext/full-text.js';
-import { fileLine, headerLine, noteLines, readSnapshot, StringTable } from './snapshot.js';
+import { fileLine, headerLine, IndexSnapshotError, noteLines, readSnapshot, snapshotTail, splitSnapshot, StringTable } from './snapshot.js';
+import { NumsSink } from './link-table.js';
 import { AnchorIndex } from './anchors.js';
 import { DeferredWork } from './deferred-work.js';
 import { derivedId, IdIndex } from './ids.js';
@@ -70,7 +71,7 @@ export class HomeIndex {
     this.fullText = opts.fullText ?? new FullTextIndex();
     this.deferred = new DeferredWork(
       {
-        runSlice: (budgetMs) => this.graph.flush(budgetMs) && this.tagIndex.flush(budgetMs),
+        runSlice: (budgetMs) => this.graph.flush(budgetMs) && this.tagIndex.flush(budgetMs) && this.graph.registerKeys(budgetMs),
         runLast: () => this.fullText.mergePending(),
         hasWork: () => this.graph.hasPending() || this.tagIndex.pending > 0 || this.fullText.hasPendingMerge,
       },
@@ -148,8 +149,13 @@ export class HomeIndex {
     this.written();
   }
 
-  /** `fresh`: facts straight from JSON.parse (already flat, short strings shared by V8), no need to detach. */
-  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false, claimedAt?: number): void {
+  /**
+   * `fresh`: facts straight from JSON.parse (already flat, short strings
+   * shared by V8), no need to detach. `restored`: read from a snapshot that
+   * holds its links' resolutions (set by the link graph's `restore` once
+   * every note is in), so its links are not queued.
+   */
+  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false, claimedAt?: number, restored = false): NoteRec {
     const facts = indexedFacts(given, fresh);
     if (this.filesByPath.has(path)) this.remove(path);
     let rec = this.notesByPath.get(path);
@@ -184,9 +190,11 @@ export class HomeIndex {
       rec.aliasKeys = aliasKeys;
     }
     this.ids.claim(rec);
-    this.graph.noteAdded(rec, isNew, oldAliases);
+    if (restored) this.graph.noteRestored(rec, isNew);
+    else this.graph.noteAdded(rec, isNew, oldAliases);
     this.tagIndex.add(path, facts.tags);
     this.anchors.add(path, facts);
+    return rec;
   }
 
   /** Undo what `putNote` registered for the note's current facts, except the note map, name index and derived id. */
@@ -396,38 +404,87 @@ export class HomeIndex {
   // --------------------------------------------------------------- snapshot
 
   /**
-   * The snapshot (snapshot.ts), line by line: each line is taken from the
-   * index when it is produced, so a caller may write a few lines, let other
-   * work run, and go on. Notes removed meanwhile may still appear (the next
-   * scan drops them); each line is consistent in itself, since facts and
-   * stat are replaced together and never mutated.
+   * The snapshot (snapshot.ts): its text line by line, each line taken from
+   * the index when it is produced, so a caller may write a few lines, let
+   * other work run, and go on; then `tail()`, the bytes that end it (call it
+   * once the lines are all taken). Notes removed meanwhile may still appear
+   * (the next scan drops them); each line is consistent in itself, since
+   * facts and stat are replaced together and never mutated. Link
+   * resolutions are kept only when no write happened meanwhile.
    */
-  *snapshotLines(): Generator<string> {
-    yield headerLine();
-    const files = [...this.filesByPath.values()];
-    const notes = [...this.notesByPath.values()];
-    for (const r of files) yield fileLine(r.entry.path, r.stat);
-    const table = new StringTable();
-    // A claim older than the file's birth (kept across rename-style saves) is written down, so a restart keeps the id's owner.
-    for (const r of notes) {
-      const kept = r.entry.facts.id !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
-      yield* noteLines(r.entry.path, r.stat, r.entry.facts, table, kept);
+  snapshotWriter(): { lines: Generator<string>; tail: () => Uint8Array } {
+    const nums = new NumsSink();
+    let textBytes = 0;
+    let resolutions: Int32Array | null = null;
+    const self = this;
+    function* lines(): Generator<string> {
+      const version = self.writes;
+      let settled = self.graph.settled();
+      const files = [...self.filesByPath.values()];
+      const notes = [...self.notesByPath.values()];
+      const numbers = new Map<string, number>();
+      for (const r of files) numbers.set(r.entry.path, numbers.size);
+      for (const r of notes) numbers.set(r.entry.path, numbers.size);
+      const res: number[] = [];
+      const emit = (line: string) => {
+        textBytes += Buffer.byteLength(line) + 1;
+        return line;
+      };
+      yield emit(headerLine());
+      for (const r of files) yield emit(fileLine(r.entry.path, r.stat));
+      const table = new StringTable();
+      // A claim older than the file's birth (kept across rename-style saves) is written down, so a restart keeps the id's owner.
+      for (const r of notes) {
+        const kept = r.entry.facts.id !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
+        for (const line of noteLines(r.entry.path, r.stat, r.entry.facts, table, nums, kept)) yield emit(line);
+        if (!settled) continue;
+        if (!r.attached) settled = false;
+        for (let i = 0; settled && i < r.entry.facts.links.length; i++) {
+          const to = r.resolved[i];
+          const n = to === null ? -1 : to === undefined ? undefined : numbers.get(to);
+          if (n === undefined) settled = false;
+          else res.push(n);
+        }
+      }
+      if (settled && self.writes === version) resolutions = Int32Array.from(res);
     }
+    return { lines: lines(), tail: () => snapshotTail(textBytes, nums.take(), resolutions) };
   }
 
-  /** The whole snapshot as one text. */
-  toSnapshot(): string {
-    let out = '';
-    for (const line of this.snapshotLines()) out += line + '\n';
-    return out;
+  /** The whole snapshot. */
+  toSnapshot(): Buffer {
+    const w = this.snapshotWriter();
+    let text = '';
+    for (const line of w.lines) text += line + '\n';
+    return Buffer.concat([Buffer.from(text), w.tail()]);
   }
 
-  /** Rebuild from a snapshot text. Throws IndexSnapshotError on an unknown version or shape (rebuild from files then). */
-  static fromSnapshot(text: string, opts: HomeIndexOptions = {}): HomeIndex {
+  /** Rebuild from a snapshot. Throws IndexSnapshotError on an unknown version or shape (rebuild from files then). */
+  static fromSnapshot(data: Uint8Array, opts: HomeIndexOptions = {}): HomeIndex {
+    const parts = splitSnapshot(data);
     const idx = new HomeIndex(opts);
-    for (const r of readSnapshot(text)) {
-      if (r.kind === 'file') idx.upsertFile(r.path, r.stat);
-      else idx.putNote(r.path, r.facts, r.stat, true, r.claimedAt);
+    const res = parts.resolutions;
+    const notes: NoteRec[] = [];
+    const starts: number[] = [];
+    const paths: string[] = [];
+    for (const r of readSnapshot(parts)) {
+      paths.push(r.path);
+      if (r.kind === 'file') {
+        idx.upsertFile(r.path, r.stat);
+        continue;
+      }
+      notes.push(idx.putNote(r.path, r.facts, r.stat, true, r.claimedAt, res !== null));
+      starts.push(r.linkAt);
+    }
+    if (res !== null) {
+      // One record per path: a snapshot this build wrote names each once.
+      if (new Set(paths).size !== paths.length) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot names a path twice');
+      try {
+        idx.graph.restore(notes, starts, res, paths);
+      } catch (e) {
+        if (e instanceof TypeError) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot has a malformed link resolution');
+        throw e;
+      }
     }
     return idx;
   }

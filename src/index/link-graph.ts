@@ -46,6 +46,13 @@ export class LinkGraph {
   private readonly pendingNotes = new Set<NoteRec>();
   /** Keys whose (resolved) links must be resolved again. */
   private readonly pendingKeys = new Set<string>();
+  /**
+   * Notes whose links were restored resolved from a snapshot (`restore`) but
+   * are not yet registered by key: until they are, `linksByKey` is
+   * incomplete, so any key touched meanwhile is queued, and the first flush
+   * that re-resolves a key registers them all first.
+   */
+  private readonly unkeyed = new Set<NoteRec>();
 
   private readonly lookup: PathLookup;
 
@@ -120,8 +127,14 @@ export class LinkGraph {
     return { notes: this.pendingNotes.size, keys: this.pendingKeys.size };
   }
 
+  /** Whether any work is left: links to resolve, or restored links to register by key. */
   hasPending(): boolean {
-    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0;
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.unkeyed.size > 0;
+  }
+
+  /** Whether every note's `resolved` is the current answer (what a snapshot may store). */
+  settled(): boolean {
+    return this.pendingKeys.size === 0 && this.pendingNotes.size === 0;
   }
 
   /**
@@ -134,6 +147,8 @@ export class LinkGraph {
     const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
     const cache = new Map<string, string | null>();
     let n = 0;
+    // Re-resolving a key must see every link carrying it.
+    if (this.pendingKeys.size > 0 && !this.registerKeys(budgetMs)) return false;
     for (const key of this.pendingKeys) {
       this.pendingKeys.delete(key);
       this.reresolve(key, cache);
@@ -145,6 +160,82 @@ export class LinkGraph {
       if ((++n & 63) === 0 && performance.now() > deadline) return false;
     }
     return true;
+  }
+
+  /**
+   * Register restored notes' links by key for up to `budgetMs` (default:
+   * all); true when none are left. Queries do not need it (their answers are
+   * the restored resolutions); a change to the Home's names does.
+   */
+  registerKeys(budgetMs = Infinity): boolean {
+    if (this.unkeyed.size === 0) return true;
+    const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    let n = 0;
+    for (const rec of this.unkeyed) {
+      this.unkeyed.delete(rec);
+      const links = rec.entry.facts.links;
+      for (let i = 0; i < links.length; i++) {
+        const target = links.target(i);
+        if (target === '') continue;
+        const { alias: ak, name: nk } = keysOfTarget(target);
+        this.addKey(nk, rec, i);
+        if (ak !== nk) this.addKey(ak, rec, i);
+      }
+      if ((++n & 63) === 0 && performance.now() > deadline) return false;
+    }
+    return true;
+  }
+
+  /** A note read from a snapshot that holds its links' resolutions: its name and aliases are registered; `restore` does the rest. */
+  noteRestored(rec: NoteRec, isNew: boolean): void {
+    const path = rec.entry.path;
+    if (isNew) addToSortedMap(this.byName, nameKeyOfPath(path), path, byLengthThenPath);
+    for (const a of rec.aliasKeys) addToSortedMap(this.byAlias, a, path, byLengthThenPath);
+    rec.attached = false;
+  }
+
+  /**
+   * Set the links of notes read from a snapshot (`noteRestored`; all its
+   * notes and files are in the maps already) to their stored resolutions
+   * instead of resolving them again: what `attachLinks` does, but for the
+   * keys (`registerKeys`, later). Link `i` of `notes[j]` resolves to
+   * `paths[resolutions[starts[j] + i]]`, or to nothing for -1. Throws a
+   * TypeError when a resolution names no indexed path.
+   */
+  restore(notes: readonly NoteRec[], starts: readonly number[], resolutions: Int32Array, paths: readonly string[]): void {
+    const targets = paths.map((p) => this.target(p));
+    // In path order, so each target's sources are appended in order.
+    const order = notes.map((_, j) => j).sort((a, b) => byPath(notes[a]!.entry.path, notes[b]!.entry.path));
+    for (const j of order) {
+      const rec = notes[j]!;
+      const at = starts[j]!;
+      const path = rec.entry.path;
+      const links = rec.entry.facts.links;
+      if (!Number.isInteger(at) || at < 0 || at + links.length > resolutions.length) throw new TypeError('link graph: restored links out of range');
+      const resolved = new Array<string | null>(links.length);
+      let unresolved = 0;
+      for (let i = 0; i < links.length; i++) {
+        if (links.target(i) === '') {
+          resolved[i] = path;
+          continue;
+        }
+        const k = resolutions[at + i]!;
+        if (k === -1) {
+          resolved[i] = null;
+          unresolved++;
+          continue;
+        }
+        const t = targets[k];
+        if (t === undefined) throw new TypeError('link graph: a restored link resolves to no indexed path');
+        resolved[i] = paths[k]!;
+        appendSource(t, rec);
+      }
+      rec.resolved = resolved;
+      rec.unresolvedCount = unresolved;
+      if (unresolved > 0) this.unresolvedSources.add(path);
+      rec.attached = true;
+      this.unkeyed.add(rec);
+    }
   }
 
   // ----------------------------------------------------------------- queries
@@ -333,6 +424,8 @@ export class LinkGraph {
       this.pendingNotes.delete(rec);
       return;
     }
+    // Restored and not registered by key yet: only its incoming entries to drop.
+    const keyed = !this.unkeyed.delete(rec);
     const links = rec.entry.facts.links;
     const keys: string[] = [];
     const targets: string[] = [];
@@ -345,7 +438,7 @@ export class LinkGraph {
       const r = rec.resolved[i];
       if (r !== null && r !== undefined && !targets.includes(r)) targets.push(r);
     }
-    for (const k of keys) {
+    for (const k of keyed ? keys : []) {
       const refs = this.linksByKey.get(k);
       if (refs === undefined) continue;
       if (dropRefs(refs, rec)) this.linksByKey.delete(k);
@@ -364,7 +457,7 @@ export class LinkGraph {
 
   /** Links carrying `key` (name or alias key) may resolve differently now. */
   private touchKey(key: string): void {
-    if (this.linksByKey.has(key)) this.pendingKeys.add(key);
+    if (this.unkeyed.size > 0 || this.linksByKey.has(key)) this.pendingKeys.add(key);
   }
 
   /** Re-resolve every registered (so resolved) link carrying `key`. */
@@ -384,6 +477,12 @@ export class LinkGraph {
       else this.unresolvedSources.delete(src.entry.path);
     });
   }
+}
+
+/** `src` (not before any source already there in path order) as a source of `t`, once. */
+function appendSource(t: TargetRec, src: NoteRec): void {
+  if (t.sources === null) t.sources = [src];
+  else if (t.sources[t.sources.length - 1] !== src) t.sources.push(src);
 }
 
 /** Insert `x` at `i` (small arrays: a shift loop; large ones: splice). */

@@ -4,20 +4,34 @@
  *
  * A snapshot is text, one JSON value per line, so that a live index can be
  * written out a few lines at a time without stalling the event loop, and
- * read back line by line:
+ * read back line by line; then the links' integers as raw bytes:
  *
- *   {"format":"quire-home-index","version":3}
+ *   {"format":"quire-home-index","version":5}
  *   ["f", path, stat]            one per non-note file
  *   ["s", string, ...]           strings the next lines refer to by number
  *   ["n", path, stat, facts]     one per note
  *   ["n", path, stat, facts, claimedAt]   a note whose claim on its id is older than its file
+ *   "\n" × 0–3                  so the bytes below start at a multiple of 4
+ *   int32 × L                    the links' integers (5 a link: LinkTable's columns)
+ *   int32 × R                    where each link resolves (R = L / 5), or none (R = 0)
+ *   uint32 L, uint32 R           the last 8 bytes
  *
  * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`, and
  * `facts` the compact tuple of `encodeFacts`: field names are not repeated,
  * and the strings of links and tag occurrences (the same few targets,
  * headings and tags over and over) are numbers into the string table that
  * "s" lines build up as they first appear. Decoding shares each such string,
- * which also keeps a warm-started index small.
+ * which also keeps a warm-started index small. A note's links are
+ * `[offset, count, targets, extras]` (`LinkTable.toColumns`): their integers
+ * are a view of the bytes at the end, not parsed number by number.
+ *
+ * A link's resolution is the number of the path it resolves to (files, then
+ * notes, in the order of their lines) or -1 (unresolved); a same-note link
+ * (`[[#Heading]]`) has its note's. They are written only when they are the
+ * index's settled state for every note written: no link was waiting to be
+ * resolved when the writing began and the index took no write while it went
+ * on (it is written in slices); otherwise R is 0 and the next start resolves
+ * every link again, as it would without them.
  */
 import { AppError } from '../core/errors.js';
 import type { BlockAnchor, Heading, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
@@ -25,7 +39,7 @@ import { LinkTable, type NumsSink } from './link-table.js';
 import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
-export const INDEX_SNAPSHOT_VERSION = 4;
+export const INDEX_SNAPSHOT_VERSION = 5;
 export const INDEX_SNAPSHOT_FORMAT = 'quire-home-index';
 
 /** A snapshot this build cannot use; the caller should rebuild from the files. */
@@ -38,7 +52,7 @@ export class IndexSnapshotError extends AppError {
 
 export type SnapshotRecord =
   | { kind: 'file'; path: string; stat: FileStat }
-  | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts; claimedAt?: number };
+  | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts; claimedAt?: number; linkAt: number };
 
 export function headerLine(): string {
   return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION });
@@ -77,19 +91,42 @@ export class StringTable {
   }
 }
 
-/** The lines for one note: its "s" line first when it brought new strings. */
-export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, claimedAt?: number): string[] {
-  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table)];
+/** The lines for one note: its "s" line first when it brought new strings. Its links' integers go to `nums`. */
+export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, nums: NumsSink, claimedAt?: number): string[] {
+  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, nums)];
   if (claimedAt !== undefined) record.push(claimedAt);
   const line = JSON.stringify(record);
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
 }
 
-/** The records of a snapshot text, checked; throws IndexSnapshotError when it is not one this build wrote. */
-export function* readSnapshot(text: string): Generator<SnapshotRecord> {
-  let at = text.indexOf('\n');
-  const header = parseLine(at < 0 ? text : text.slice(0, at)) as Record<string, unknown> | null;
+/** The bytes that end a snapshot: padding, the links' integers, their resolutions and the two counts. */
+export function snapshotTail(textBytes: number, nums: Int32Array, resolutions: Int32Array | null): Uint8Array {
+  const pad = (4 - (textBytes % 4)) % 4;
+  const res = resolutions ?? new Int32Array(0);
+  const ints = new Int32Array(nums.length + res.length + 2);
+  ints.set(nums);
+  ints.set(res, nums.length);
+  const out = new Uint8Array(pad + ints.byteLength);
+  out.fill(10, 0, pad);
+  out.set(new Uint8Array(ints.buffer), pad);
+  new DataView(out.buffer).setUint32(out.length - 8, nums.length, true);
+  new DataView(out.buffer).setUint32(out.length - 4, res.length, true);
+  return out;
+}
+
+/** A snapshot split into its text and its integers; throws IndexSnapshotError when it is not one this build wrote. */
+export interface SnapshotParts {
+  text: string;
+  /** The links' integers (LinkTable columns). */
+  nums: Int32Array;
+  /** Per link (by its first integer's offset / 5): the number of the path it resolves to, or -1; null when not stored. */
+  resolutions: Int32Array | null;
+}
+
+export function splitSnapshot(data: Uint8Array): SnapshotParts {
+  const nl = data.indexOf(10);
+  const header = parseLine(Buffer.from(data.buffer, data.byteOffset, nl < 0 ? data.length : nl).toString('utf8')) as Record<string, unknown> | null;
   if (typeof header !== 'object' || header === null || header['format'] !== INDEX_SNAPSHOT_FORMAT) {
     throw new IndexSnapshotError('index_snapshot_invalid', 'Not a Quire index snapshot');
   }
@@ -99,6 +136,26 @@ export function* readSnapshot(text: string): Generator<SnapshotRecord> {
       `Index snapshot version ${String(header['version'])} is not ${INDEX_SNAPSHOT_VERSION}; rebuild the index`,
     );
   }
+  if (data.length < nl + 1 + 8) throw malformed();
+  const view = new DataView(data.buffer, data.byteOffset, data.length);
+  const numCount = view.getUint32(data.length - 8, true);
+  const resCount = view.getUint32(data.length - 4, true);
+  const textBytes = data.length - 8 - (numCount + resCount) * 4;
+  if (textBytes <= nl || textBytes % 4 !== 0 || numCount % LINK_INTS !== 0 || (resCount !== 0 && resCount * LINK_INTS !== numCount)) throw malformed();
+  const at = data.byteOffset + textBytes;
+  // A view when aligned (a file read whole is), a copy otherwise.
+  const ints = at % 4 === 0 ? new Int32Array(data.buffer, at, numCount + resCount) : new Int32Array(data.slice(textBytes, textBytes + (numCount + resCount) * 4).buffer);
+  return {
+    text: Buffer.from(data.buffer, data.byteOffset, textBytes).toString('utf8'),
+    nums: ints.subarray(0, numCount),
+    resolutions: resCount === 0 ? null : ints.subarray(numCount),
+  };
+}
+
+/** The records of a snapshot's text (`splitSnapshot`), checked; throws IndexSnapshotError on a malformed one. */
+export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
+  const { text, nums } = parts;
+  let at = text.indexOf('\n');
   const strings: string[] = [];
   while (at >= 0 && at < text.length - 1) {
     const next = text.indexOf('\n', at + 1);
@@ -112,11 +169,16 @@ export function* readSnapshot(text: string): Generator<SnapshotRecord> {
       continue;
     }
     const stat = decodeStat(r[2]);
-    if (r[0] === 'f' && r.length === 3) yield { kind: 'file', path: r[1], stat };
-    else if (r[0] === 'n' && r.length === 4) yield { kind: 'note', path: r[1], stat, facts: decodeFacts(r[1], r[3], strings) };
-    else if (r[0] === 'n' && r.length === 5 && typeof r[4] === 'number') {
-      yield { kind: 'note', path: r[1], stat, facts: decodeFacts(r[1], r[3], strings), claimedAt: r[4] };
-    } else throw malformed();
+    if (r[0] === 'f' && r.length === 3) {
+      yield { kind: 'file', path: r[1], stat };
+      continue;
+    }
+    if (r[0] !== 'n' || (r.length !== 4 && !(r.length === 5 && typeof r[4] === 'number'))) throw malformed();
+    const facts = decodeFacts(r[1], r[3], strings, nums);
+    // Where this note's links start among all links (their resolutions are in that order).
+    const linkAt = (((r[3] as unknown[])[12] as unknown[])[0] as number) / LINK_INTS;
+    if (r.length === 5) yield { kind: 'note', path: r[1], stat, facts, claimedAt: r[4] as number, linkAt };
+    else yield { kind: 'note', path: r[1], stat, facts, linkAt };
   }
 }
 
@@ -145,6 +207,8 @@ function decodeStat(x: unknown): FileStat {
 }
 
 const TASK_WIDTH = 7;
+/** Integers per link in LinkTable's columns. */
+const LINK_INTS = 5;
 
 /**
  * NoteFacts as one array of its values in a fixed order; nested records

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
-import { decodeFacts, encodeFacts, StringTable } from '../../src/index/snapshot.js';
+import { decodeFacts, encodeFacts, snapshotTail, splitSnapshot, StringTable } from '../../src/index/snapshot.js';
 import { extractFacts } from '../../src/markdown/extract.js';
 import { generateVault } from '../helpers/generate-vault.js';
 import { addFile, addNote, linkState } from './helpers.js';
@@ -18,6 +18,13 @@ function sample(): HomeIndex {
   idx.remove('gen/note-5.md');
   addNote(idx, 'gen/note-7.md', 'rewritten [[Home]] #meta');
   return idx;
+}
+
+/** The snapshot with its text changed by `f` (its integers kept, the byte counts made right). */
+function withText(snap: Buffer, f: (text: string) => string): Buffer {
+  const parts = splitSnapshot(snap);
+  const text = f(parts.text);
+  return Buffer.concat([Buffer.from(text), snapshotTail(Buffer.byteLength(text), parts.nums, parts.resolutions)]);
 }
 
 function queries(idx: HomeIndex) {
@@ -40,10 +47,14 @@ describe('snapshot', () => {
     const idx = sample();
     const before = queries(idx);
     const snap = idx.toSnapshot();
-    const lines = snap.trimEnd().split('\n');
+    const parts = splitSnapshot(snap);
+    const lines = parts.text.trimEnd().split('\n');
     expect(JSON.parse(lines[0]!)).toEqual({ format: 'quire-home-index', version: INDEX_SNAPSHOT_VERSION });
     expect(lines.filter((l) => !l.startsWith('["s"'))).toHaveLength(1 + idx.noteCount + idx.fileCount);
+    // The queries above resolved every link: the resolutions are stored, one per link.
+    expect(parts.resolutions!.length * 5).toBe(parts.nums.length);
     const back = HomeIndex.fromSnapshot(snap, { mode: 'lazy' });
+    expect(back.pendingWork().notes).toBe(0);
     expect(queries(back)).toEqual(before);
     // And it keeps working incrementally.
     addNote(back, 'Reading List.md', 'list');
@@ -66,26 +77,47 @@ describe('snapshot', () => {
     }
   });
 
-  it('is written a line at a time from the live index', () => {
+  it('is written a line at a time from the live index; a write meanwhile leaves the links to be resolved again', () => {
     const idx = sample();
-    const it = idx.snapshotLines();
-    const first = it.next().value as string;
+    idx.flush();
+    const w = idx.snapshotWriter();
+    const first = w.lines.next().value as string;
     // A change between lines: the lines produced later carry it, each line consistent in itself.
-    addNote(idx, 'Ideas/Inbox.md', 'changed inbox #late');
-    const rest = [...it];
-    const back = HomeIndex.fromSnapshot([first, ...rest].join('\n'), { mode: 'lazy' });
+    addNote(idx, 'Ideas/Inbox.md', 'changed inbox #late [[Reading List]]');
+    addNote(idx, 'Reading List.md', 'new');
+    const text = [first, ...w.lines].join('\n') + '\n';
+    const snap = Buffer.concat([Buffer.from(text), w.tail()]);
+    expect(splitSnapshot(snap).resolutions).toBeNull();
+    const back = HomeIndex.fromSnapshot(snap, { mode: 'lazy' });
     expect(back.noteByPath('Ideas/Inbox.md')!.tags).toEqual(['late']);
+    expect(back.pendingWork().notes).toBe(back.noteCount);
+    expect(back.outgoing('Ideas/Inbox.md').map((l) => l.resolved)).toEqual([null]);
   });
 
+  it('stores no resolutions while links wait to be resolved', () => {
+    const idx = sample(); // lazy: nothing resolved yet
+    expect(splitSnapshot(idx.toSnapshot()).resolutions).toBeNull();
+  });
+
+  const text = (f: (s: string) => string) => (snap: Buffer) => withText(snap, f);
+  const bytes = (f: (s: string) => string) => (snap: Buffer) => Buffer.from(f(snap.toString('latin1')), 'latin1');
+  const note = (links: string) => `["n","z.md",[1,2,"e",null,null],[null,null,null,"z","filename",null,[],[],[],[],[],[],${links},[],0]]\n`;
   it.each([
-    ['an unknown version', (s: string) => s.replace(/"version":\d+/, '"version":999'), 'index_snapshot_version'],
-    ['another format', (s: string) => s.replace('quire-home-index', 'x'), 'index_snapshot_invalid'],
-    ['a malformed note', (s: string) => s + '["n","a.md",[1,2,"e",null,null],[1,2]]\n', 'index_snapshot_invalid'],
-    ['a string number out of range', (s: string) => s + '["n","z.md",[1,2,"e",null,null],[null,null,null,"z","filename",null,[],[],[],[],[],[],[0,99999,null,null,null,1,1,0,5],[],0]]\n', 'index_snapshot_invalid'],
-    ['a truncated line', (s: string) => s.slice(0, s.length - 40), 'index_snapshot_invalid'],
-    ['not a snapshot', () => 'null', 'index_snapshot_invalid'],
+    ['an unknown version', bytes((s) => s.replace(/"version":\d+/, '"version":999')), 'index_snapshot_version'],
+    ['the previous version (text only)', () => Buffer.from('{"format":"quire-home-index","version":4}\n["f","a.png",[1,2,"",null,null]]\n'), 'index_snapshot_version'],
+    ['another format', bytes((s) => s.replace('quire-home-index', 'x')), 'index_snapshot_invalid'],
+    ['a malformed note', text((s) => s + '["n","a.md",[1,2,"e",null,null],[1,2]]\n'), 'index_snapshot_invalid'],
+    ['a string number out of range', text((s) => s + note('[0,1,[99999],null]')), 'index_snapshot_invalid'],
+    ['links beyond the integers', text((s) => s + note('[99999990,1,[0],null]')), 'index_snapshot_invalid'],
+    ['a truncated line', text((s) => s.slice(0, s.length - 40)), 'index_snapshot_invalid'],
+    ['a truncated file', (snap: Buffer) => snap.subarray(0, snap.length - 3), 'index_snapshot_invalid'],
+    ['a resolution out of range', (snap: Buffer) => corruptResolution(snap, 1e6), 'index_snapshot_invalid'],
+    ['a resolution below -1', (snap: Buffer) => corruptResolution(snap, -7), 'index_snapshot_invalid'],
+    ['not a snapshot', () => Buffer.from('null'), 'index_snapshot_invalid'],
   ])('throws IndexSnapshotError on %s', (_name, mutate, reason) => {
-    const snap = sample().toSnapshot();
+    const idx = sample();
+    idx.flush();
+    const snap = idx.toSnapshot();
     let err: unknown;
     try {
       HomeIndex.fromSnapshot(mutate(snap));
@@ -94,5 +126,84 @@ describe('snapshot', () => {
     }
     expect(err).toBeInstanceOf(IndexSnapshotError);
     expect((err as IndexSnapshotError).details).toEqual({ reason });
+  });
+});
+
+/** The snapshot with its first resolution that names a path set to `n`. */
+function corruptResolution(snap: Buffer, n: number): Buffer {
+  const parts = splitSnapshot(snap);
+  const res = Int32Array.from(parts.resolutions!);
+  res[res.findIndex((r) => r >= 0)] = n;
+  return Buffer.concat([Buffer.from(parts.text), snapshotTail(Buffer.byteLength(parts.text), parts.nums, res)]);
+}
+
+/**
+ * A warm start: an index restored from a snapshot (its links' resolutions
+ * stored) and then given what changed in the folder while no index was
+ * open, as the vault's scan does. It must answer exactly as an index built
+ * from the folder as it now is, whatever changed.
+ */
+describe('snapshot: resolutions kept across changes made while closed', () => {
+  const base: Record<string, string> = {
+    'Home.md': '---\naliases: [Start]\n---\n[[Project Alpha]] [[Reading List]] [[Inbox]] ![[café.png]] [[#Top]] #hub',
+    'Projects/Project Alpha.md': 'alpha [[Start]] [[Home]] [[Ideas/Inbox]] [x](../Home.md) #hub/alpha',
+    'Ideas/Inbox.md': 'inbox [[Project Alpha#Goals]] [[Nowhere]] [[Later]]',
+    'deep/a/Inbox.md': 'a second Inbox [[Start|the start]]',
+    'Later.md': 'later [[Home]]',
+    'assets/café.png': '',
+  };
+  type Change = Record<string, string | null>;
+  const changes: Array<[string, Change]> = [
+    ['nothing changed', {}],
+    ['a new note makes an unresolved link resolve', { 'Reading List.md': 'list' }],
+    ['a new note answers a name other links already resolve (shorter path wins)', { 'Inbox.md': 'top inbox' }],
+    ['a linked note is deleted: its links fall back or go unresolved', { 'Ideas/Inbox.md': null }],
+    ['a note is renamed', { 'Later.md': null, 'Archive/Later.md': 'later [[Home]]' }],
+    ['an alias moves to another note', { 'Home.md': '[[Project Alpha]] #hub', 'Later.md': '---\naliases: [start]\n---\nlater' }],
+    ['a note gains a title alias that an unresolved link names', { 'Later.md': '---\naliases: [Nowhere]\n---\nlater [[Home]]' }],
+    ['a linked file is deleted, another added', { 'assets/café.png': null, 'Nowhere.pdf': '' }],
+    ['the links of a note are edited', { 'Projects/Project Alpha.md': 'alpha [[Later]] [[Reading List]] #new' }],
+  ];
+
+  function build(files: Record<string, string>): HomeIndex {
+    const idx = new HomeIndex({ mode: 'lazy' });
+    for (const [p, t] of Object.entries(files)) {
+      if (p.endsWith('.md')) addNote(idx, p, t);
+      else addFile(idx, p);
+    }
+    return idx;
+  }
+
+  it.each(changes)('%s', (_name, change) => {
+    const before = build(base);
+    before.flush();
+    const snap = before.toSnapshot();
+    expect(splitSnapshot(snap).resolutions).not.toBeNull();
+    const warm = HomeIndex.fromSnapshot(snap, { mode: 'lazy' });
+    const after: Record<string, string> = { ...base };
+    for (const [p, t] of Object.entries(change)) {
+      if (t === null) {
+        delete after[p];
+        warm.remove(p);
+      } else {
+        after[p] = t;
+        if (p.endsWith('.md')) addNote(warm, p, t);
+        else addFile(warm, p);
+      }
+    }
+    expect(linkState(warm)).toEqual(linkState(build(after)));
+  });
+
+  it('answers the same before its links are registered by key and after', () => {
+    const before = build(base);
+    before.flush();
+    const warm = HomeIndex.fromSnapshot(before.toSnapshot(), { mode: 'lazy' });
+    expect(linkState(warm)).toEqual(linkState(before));
+    warm.flush(); // registers them
+    addNote(warm, 'Reading List.md', 'list');
+    addNote(before, 'Reading List.md', 'list');
+    warm.remove('Ideas/Inbox.md');
+    before.remove('Ideas/Inbox.md');
+    expect(linkState(warm)).toEqual(linkState(before));
   });
 });
