@@ -12,7 +12,8 @@ const DEMO_USER = 'demo';
 
 export async function runDemo(opts: { dataDir: string; port?: string }): Promise<RunningServer> {
   const config = loadConfig({ dataDir: opts.dataDir, port: opts.port });
-  const services = await openServices(config);
+  const log = (line: string) => console.log(line);
+  const services = await openServices(config, log);
   const exists = findUserByName(services.store, DEMO_USER) !== undefined;
   let token: string;
   if (exists) {
@@ -21,7 +22,8 @@ export async function runDemo(opts: { dataDir: string; port?: string }): Promise
     token = (await addUser(services, { username: DEMO_USER, role: 'owner', displayName: 'Demo User' })).token;
     await fs.promises.cp(DEMO_VAULT, paths.home(config, DEMO_USER), { recursive: true, errorOnExist: false, force: false });
   }
-  const server = await startServer({ dataDir: opts.dataDir, port: opts.port });
+  // The same services: the server starts opening the Home as soon as it has them.
+  const server = await startServer({ log, services });
   console.log(`demo user "${DEMO_USER}" (owner); Home: ${paths.home(config, DEMO_USER)}`);
   console.log(`token: ${token}`);
   console.log(`try:   curl -H "Authorization: Bearer ${token}" ${server.url}/api/v1/auth/me`);
