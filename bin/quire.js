@@ -11,5 +11,6 @@ if (!fs.existsSync(main)) {
 }
 // A --vault call whose folder has a daemon running is answered by that daemon whole, and this process loads
 // nothing more; anything else runs the full command line (docs/cli.md, "Thin client").
-const { runThin } = await import(new URL('../dist/surfaces/cli/thin.js', import.meta.url).href);
-if (!(await runThin(process.argv.slice(2)))) await import(main.href);
+const argv = process.argv.slice(2);
+const thin = argv.includes('--vault') ? await import(new URL('../dist/surfaces/cli/thin.js', import.meta.url).href) : null;
+if (!(await thin?.runThin(argv))) await import(main.href);

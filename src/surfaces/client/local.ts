@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Caller } from '../../accounts/caller.js';
-import { dispatch } from '../../actions/dispatch.js';
 import type { ActionOutcome } from '../../actions/reply.js';
 import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
@@ -86,6 +85,8 @@ export class LocalTransport implements Transport {
         details: { reason: 'not_a_content_action', action: action.name },
       });
     }
+    // Loaded at the first call, not before the folder opens: the vault daemon starts indexing sooner (docs/cli.md).
+    const { dispatch } = await import('../../actions/dispatch.js');
     // The command line and MCP checked --confirm before calling.
     return dispatch(action, input, { services: this.services, surface: 'local', caller: this.caller, confirm: true });
   }

@@ -84,9 +84,11 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     () => undefined,
   );
 
-  // Loaded after the opening has started, so that the first call does not wait for it.
+  // Loaded while the folder opens (its reads and hashing run in worker threads), not before it or after it:
+  // the command line's code for the thin client's requests, and the actions' code (registry, dispatch) for every call.
   const cli = loadCli();
   cli.catch(() => undefined);
+  void Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js')]).catch(() => undefined);
 
   const status = (): DaemonStatus => ({
     pid: process.pid,
