@@ -17,8 +17,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { Hocuspocus } from '@hocuspocus/server';
-import { WebSocketServer } from 'ws';
+import type { Hocuspocus } from '@hocuspocus/server';
+import type { WebSocketServer } from 'ws';
 import * as Y from 'yjs';
 import { paths } from '../core/config.js';
 import { AppError } from '../core/errors.js';
@@ -35,6 +35,12 @@ import { findShare } from './share-store.js';
 import { findUserById } from '../store/users.js';
 import { TicketKey, type Ticket } from './tickets.js';
 import { diffText, merge3 } from './text-diff.js';
+
+/**
+ * @hocuspocus/server and ws load at the first connection or server-side change, not when the
+ * server starts (docs/performance.md, "Start-up").
+ */
+const collabServerLibs = () => Promise.all([import('@hocuspocus/server'), import('ws')]);
 
 /** Where providers connect: the same port as the API. */
 export const COLLAB_WS_PATH = '/api/v1/collab/ws';
@@ -264,10 +270,11 @@ function authorOfOrigin(origin: unknown): Author {
 }
 
 export class CollabHub {
-  readonly hp: Hocuspocus;
   private readonly bindings = new Map<string, Binding>();
   private readonly key: TicketKey;
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 });
+  /** The Hocuspocus server and the WebSocket server in front of it, made at first use (`start`). */
+  private starting: Promise<{ hp: Hocuspocus; wss: WebSocketServer }> | null = null;
+  private live: { hp: Hocuspocus; wss: WebSocketServer } | null = null;
   private detach: (() => void) | null = null;
 
   constructor(
@@ -275,32 +282,46 @@ export class CollabHub {
     private readonly log: (line: string) => void = () => undefined,
   ) {
     this.key = TicketKey.open(paths.state(services.config));
-    this.hp = new Hocuspocus({
-      quiet: true,
-      debounce: WRITE_DEBOUNCE_MS,
-      maxDebounce: WRITE_MAX_WAIT_MS,
-      // A document is unloaded only once written back (Hocuspocus stores it first).
-      unloadImmediately: true,
-      onAuthenticate: async ({ token, documentName, connectionConfig }) => {
-        const t = this.key.verify(token ?? '', this.now());
-        if (!t || t.d !== documentName) throw { reason: 'invalid-ticket' };
-        const access = this.accessOf(t);
-        if (access === null) throw { reason: 'not-shared' };
-        connectionConfig.readOnly = t.ro || access === 'view';
-        return { viewer: t.v, author: authorOfKey(t.a) };
-      },
-      onLoadDocument: async ({ documentName, document }) => {
-        await this.bind(documentName, document);
-      },
-      onStoreDocument: async ({ documentName }) => {
-        await this.bindings.get(documentName)?.writeBack();
-      },
-      afterUnloadDocument: async ({ documentName }) => {
-        const b = this.bindings.get(documentName);
-        this.bindings.delete(documentName);
-        await b?.close();
-      },
+  }
+
+  /** The Hocuspocus server; there is one once a connection or a change has started it. */
+  get hp(): Hocuspocus {
+    if (!this.live) throw new Error('collaboration has not started yet');
+    return this.live.hp;
+  }
+
+  private start(): Promise<{ hp: Hocuspocus; wss: WebSocketServer }> {
+    this.starting ??= collabServerLibs().then(([{ Hocuspocus }, { WebSocketServer }]) => {
+      const hp = new Hocuspocus({
+        quiet: true,
+        debounce: WRITE_DEBOUNCE_MS,
+        maxDebounce: WRITE_MAX_WAIT_MS,
+        // A document is unloaded only once written back (Hocuspocus stores it first).
+        unloadImmediately: true,
+        onAuthenticate: async ({ token, documentName, connectionConfig }) => {
+          const t = this.key.verify(token ?? '', this.now());
+          if (!t || t.d !== documentName) throw { reason: 'invalid-ticket' };
+          const access = this.accessOf(t);
+          if (access === null) throw { reason: 'not-shared' };
+          connectionConfig.readOnly = t.ro || access === 'view';
+          return { viewer: t.v, author: authorOfKey(t.a) };
+        },
+        onLoadDocument: async ({ documentName, document }) => {
+          await this.bind(documentName, document);
+        },
+        onStoreDocument: async ({ documentName }) => {
+          await this.bindings.get(documentName)?.writeBack();
+        },
+        afterUnloadDocument: async ({ documentName }) => {
+          const b = this.bindings.get(documentName);
+          this.bindings.delete(documentName);
+          await b?.close();
+        },
+      });
+      this.live = { hp, wss: new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 }) };
+      return this.live;
     });
+    return this.starting;
   }
 
   private now(): number {
@@ -317,7 +338,13 @@ export class CollabHub {
         return;
       }
       coalesceWrites(socket);
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.hp.handleConnection(ws, req));
+      this.start().then(
+        ({ hp, wss }) => wss.handleUpgrade(req, socket, head, (ws) => hp.handleConnection(ws, req)),
+        (e) => {
+          this.log(`collab: ${(e as Error).message}`);
+          socket.destroy();
+        },
+      );
     };
     server.on('upgrade', onUpgrade);
     this.detach = () => server.off('upgrade', onUpgrade);
@@ -363,7 +390,7 @@ export class CollabHub {
 
   /** Cuts the open connections of one viewer to one document (an unshare takes effect at once). */
   disconnect(ref: DocRef, viewer: string): void {
-    const doc = this.hp.documents.get(docName(ref));
+    const doc = this.live?.hp.documents.get(docName(ref));
     if (!doc) return;
     for (const { connection } of doc.connections.values()) {
       if (connection.context?.viewer === viewer) connection.close({ code: 4403, reason: 'unshared' });
@@ -407,7 +434,8 @@ export class CollabHub {
    * document unloads afterwards unless clients are connected.
    */
   async change(ref: DocRef, author: Author, fn: (text: Y.Text) => void): Promise<{ point: number; etag: string }> {
-    const conn = await this.hp.openDirectConnection(docName(ref), {});
+    const { hp } = await this.start();
+    const conn = await hp.openDirectConnection(docName(ref), {});
     try {
       const b = this.bindings.get(docName(ref))!;
       b.doc.transact(() => fn(b.text), new AuthoredChange(author));
@@ -432,8 +460,10 @@ export class CollabHub {
   async close(): Promise<void> {
     this.detach?.();
     for (const b of this.bindings.values()) await b.writeBack().catch(() => undefined);
-    this.hp.closeConnections();
-    for (const ws of this.wss.clients) ws.terminate();
+    // A start still under way finishes first, so that nothing it opens is left behind.
+    const live = this.starting ? await this.starting.catch(() => null) : null;
+    live?.hp.closeConnections();
+    for (const ws of live?.wss.clients ?? []) ws.terminate();
     for (const b of [...this.bindings.values()]) await b.close();
     this.bindings.clear();
   }

@@ -2,8 +2,9 @@
  * What `quire serve` loads before its Home is ready: a heavy library is
  * imported where it is first used (passkeys, mail checks, thumbnails, MCP,
  * the file drop's tus server, CalDAV sync, push, sign-in with OIDC, public
- * pages' rendering, web clips), not at start, and @sinclair/typebox comes
- * from its one-file bundle in dist/vendor/ (scripts/build.mjs). A loader
+ * pages' rendering, web clips, the collaboration server), not at start,
+ * and @sinclair/typebox comes from its one-file bundle in dist/vendor/
+ * (scripts/build.mjs). A loader
  * hook records every module the process loads; the list is read at the
  * `index ready` line, which comes after the server listens, so a request
  * made then is answered from the index.
@@ -35,6 +36,8 @@ const LAZY = [
   'sanitize-html',
   '@resvg/resvg-js',
   '@mozilla/readability',
+  '@hocuspocus/server',
+  'ws',
   // Bundled into dist/vendor/: never loaded from node_modules by the server.
   '@sinclair/typebox',
 ];
