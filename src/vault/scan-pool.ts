@@ -7,6 +7,13 @@
  * no faster on 2 cores: its share then waited on the index work, and its
  * heap grew by the scan's garbage.)
  *
+ * Each worker takes its next batch itself, from a counter the workers share
+ * (`Atomics.add` on a SharedArrayBuffer), rather than waiting for this
+ * thread to send one: this thread is busy for long stretches while a Home
+ * opens (loading the server's modules, taking results into the index), and
+ * workers fed by it sat idle meanwhile (on the 10k bench vault, 0.5–1 s per
+ * worker of `serve --vault`'s cold start).
+ *
  * What crosses threads is kept cheap: facts come back as one JSON text per
  * batch in the snapshot's compact encoding (parsing JSON is far faster than
  * structured-cloning many small objects) but for the links' integers, which
@@ -28,7 +35,6 @@ import { etagOf } from './etag.js';
 
 /** Below this many notes to read, a scan runs in this thread. */
 export const PARALLEL_MIN = 500;
-const BATCH = 32;
 
 export interface ScanItem {
   rel: string;
@@ -56,7 +62,16 @@ export interface ScanResult {
   fed: boolean;
 }
 
-export type ScanRequest = { t: 'scan'; items: ScanItem[] } | { t: 'finish' };
+/**
+ * A worker's one request: scan `items`, taking BATCH at a time from the shared counter `next`
+ * (the index of the first item no worker has taken), answering each batch with a `ScanBatch`.
+ */
+export interface ScanRequest {
+  items: ScanItem[];
+  next: Int32Array;
+}
+
+export const BATCH = 32;
 
 /** A worker's last message: the full text of the notes it scanned. */
 export interface ScanFinished {
@@ -112,28 +127,13 @@ export class ScanPool {
    * one `PartialIndex` per worker. Rejects if a worker fails.
    */
   async run(items: ScanItem[], onResult: (r: ScanResult) => void): Promise<PartialIndex[]> {
-    let next = 0;
-    const take = (): ScanItem[] => {
-      const batch = items.slice(next, next + BATCH);
-      next += batch.length;
-      return batch;
-    };
+    const next = new Int32Array(new SharedArrayBuffer(4));
     // By worker, so the documents' order (which breaks score ties) does not depend on which worker finished first.
     const partials: PartialIndex[] = [];
-    const post = (w: Worker, m: ScanRequest) => w.postMessage(m);
     const workers = this.workers.map(
       (w, k) =>
         new Promise<void>((resolve, reject) => {
           if (this.failed) return reject(this.failed);
-          let inFlight = 0;
-          const feedMore = () => {
-            if (next >= items.length) {
-              if (inFlight === 0) post(w, { t: 'finish' });
-              return;
-            }
-            inFlight++;
-            post(w, { t: 'scan', items: take() });
-          };
           w.on('message', (m: ScanBatch | ScanFinished) => {
             if ('finished' in m) {
               partials[k] = m.partial;
@@ -141,20 +141,16 @@ export class ScanPool {
               this.exiting.push(w.terminate());
               return resolve();
             }
-            inFlight--;
             try {
               decodeBatch(m, onResult);
             } catch (e) {
               reject(e);
-              return;
             }
-            feedMore();
           });
           w.on('error', reject);
           w.on('exit', (code) => reject(new Error(`scan worker exited (code ${code})`)));
-          // Two batches in flight: the worker starts the next while this thread takes in the last.
-          feedMore();
-          feedMore();
+          const request: ScanRequest = { items, next };
+          w.postMessage(request);
         }),
     );
     await Promise.all(workers);

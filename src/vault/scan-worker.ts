@@ -14,7 +14,7 @@ import { NumsSink } from '../index/link-table.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
-import { scanOpenFlags, type ScanBatch, type ScanFinished, type ScanItem, type ScanRequest, type ScanRow } from './scan-pool.js';
+import { BATCH, scanOpenFlags, type ScanBatch, type ScanFinished, type ScanItem, type ScanRequest, type ScanRow } from './scan-pool.js';
 
 const port = parentPort!;
 
@@ -97,14 +97,13 @@ function scan(items: ScanItem[]): ScanBatch {
   return { json: JSON.stringify({ strings: table.takeStrings(), results }), linkNums: linkNums.take() };
 }
 
-port.on('message', (m: ScanRequest) => {
-  if (m.t === 'scan') {
-    const batch = scan(m.items);
+port.on('message', ({ items, next }: ScanRequest) => {
+  for (let at = Atomics.add(next, 0, BATCH); at < items.length; at = Atomics.add(next, 0, BATCH)) {
+    const batch = scan(items.slice(at, at + BATCH));
     port.postMessage(batch, [batch.linkNums.buffer as ArrayBuffer]);
-  } else {
-    const partial = fullText.build();
-    const done: ScanFinished = { finished: true, partial };
-    const s = partial.segment;
-    port.postMessage(done, [partial.lengths.buffer, s.starts.buffer, s.docs.buffer, s.tfs.buffer] as ArrayBuffer[]);
   }
+  const partial = fullText.build();
+  const done: ScanFinished = { finished: true, partial };
+  const s = partial.segment;
+  port.postMessage(done, [partial.lengths.buffer, s.starts.buffer, s.docs.buffer, s.tfs.buffer] as ArrayBuffer[]);
 });
