@@ -414,6 +414,7 @@ export class HomeIndex {
    */
   snapshotWriter(): { lines: Generator<string>; tail: () => Uint8Array } {
     const nums = new NumsSink();
+    const strings = { targets: new NumsSink(), extras: new NumsSink() };
     let textBytes = 0;
     let resolutions: Int32Array | null = null;
     const self = this;
@@ -436,7 +437,7 @@ export class HomeIndex {
       // A claim older than the file's birth (kept across rename-style saves) is written down, so a restart keeps the id's owner.
       for (const r of notes) {
         const kept = r.entry.facts.id !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
-        for (const line of noteLines(r.entry.path, r.stat, r.entry.facts, table, nums, kept)) yield emit(line);
+        for (const line of noteLines(r.entry.path, r.stat, r.entry.facts, table, nums, strings, kept)) yield emit(line);
         if (!settled) continue;
         if (!r.attached) settled = false;
         for (let i = 0; settled && i < r.entry.facts.links.length; i++) {
@@ -448,7 +449,7 @@ export class HomeIndex {
       }
       if (settled && self.writes === version) resolutions = Int32Array.from(res);
     }
-    return { lines: lines(), tail: () => snapshotTail(textBytes, nums.take(), resolutions) };
+    return { lines: lines(), tail: () => snapshotTail(textBytes, nums.take(), { targets: strings.targets.take(), extras: strings.extras.take() }, resolutions) };
   }
 
   /** The whole snapshot. */

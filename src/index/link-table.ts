@@ -54,6 +54,18 @@ export class NumsSink {
   }
 }
 
+/** Where a snapshot's link strings go as numbers (`toColumns`): targets, one a link; extras, three a slot. */
+export interface StringSinks {
+  targets: NumsSink;
+  extras: NumsSink;
+}
+
+/** The arrays `StringSinks` made, for `fromColumns`. */
+export interface StringColumns {
+  targets: Int32Array;
+  extras: Int32Array;
+}
+
 export class LinkTable {
   static readonly EMPTY = new LinkTable(new Int32Array(0), [], null);
 
@@ -95,26 +107,57 @@ export class LinkTable {
    * extras]`, strings as numbers from `ref`. Nothing is decoded number by
    * number on the other side: `fromColumns` takes a view of the batch's array.
    */
-  toColumns(ref: (s: string | null) => number | null, nums: NumsSink): unknown[] {
-    return [nums.put(this.nums), this.length, this.targets.map(ref), this.extras === null ? null : this.extras.map(ref)];
+  toColumns(ref: (s: string | null) => number | null, nums: NumsSink, strings?: StringSinks): unknown[] {
+    if (strings === undefined) return [nums.put(this.nums), this.length, this.targets.map(ref), this.extras === null ? null : this.extras.map(ref)];
+    // A snapshot: the strings' numbers go to sinks too (-1 for none), the targets' one a link,
+    // and the row has null for them and `[offset, length]` of the extras.
+    const refs = new Int32Array(this.length);
+    for (let i = 0; i < refs.length; i++) refs[i] = ref(this.targets[i]!)!;
+    strings.targets.put(refs);
+    let extras: number[] | null = null;
+    if (this.extras !== null) {
+      const e = new Int32Array(this.extras.length);
+      for (let i = 0; i < e.length; i++) e[i] = ref(this.extras[i]!) ?? -1;
+      extras = [strings.extras.put(e), e.length];
+    }
+    return [nums.put(this.nums), this.length, null, extras];
   }
 
-  /** The inverse of `toColumns`; throws a TypeError on a malformed one. */
-  static fromColumns(x: unknown, nums: Int32Array, str: (n: unknown) => string | null): LinkTable {
+  /** The inverse of `toColumns` (`strings`: the arrays its sinks made, if any); throws a TypeError on a malformed one. */
+  static fromColumns(x: unknown, nums: Int32Array, str: (n: unknown) => string | null, strings?: StringColumns): LinkTable {
     if (!Array.isArray(x) || x.length !== 4) throw new TypeError('link table: malformed columns');
     const [offset, count, targetRefs, extraRefs] = x as [unknown, unknown, unknown, unknown];
-    if (typeof offset !== 'number' || typeof count !== 'number' || !Array.isArray(targetRefs) || targetRefs.length !== count) throw new TypeError('link table: malformed columns');
+    if (typeof offset !== 'number' || !Number.isInteger(offset) || typeof count !== 'number') throw new TypeError('link table: malformed columns');
+    if (strings === undefined ? !Array.isArray(targetRefs) || targetRefs.length !== count : targetRefs !== null) throw new TypeError('link table: malformed columns');
     if (count === 0) return LinkTable.EMPTY;
-    if (offset < 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
-    const targets = targetRefs.map((n) => {
+    if (offset < 0 || offset % NUMS !== 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
+    const target = (n: unknown) => {
       const t = str(n);
       if (t === null) throw new TypeError('link table: malformed columns');
       return t;
-    });
+    };
+    let targets: string[];
     let extras: Array<string | null> | null = null;
-    if (extraRefs !== null) {
-      if (!Array.isArray(extraRefs) || extraRefs.length % EXTRAS !== 0) throw new TypeError('link table: malformed columns');
-      extras = extraRefs.map(str);
+    if (strings === undefined) {
+      targets = (targetRefs as unknown[]).map(target);
+      if (extraRefs !== null) {
+        if (!Array.isArray(extraRefs) || extraRefs.length % EXTRAS !== 0) throw new TypeError('link table: malformed columns');
+        extras = extraRefs.map(str);
+      }
+    } else {
+      targets = new Array<string>(count);
+      for (let i = 0, at = offset / NUMS; i < count; i++) targets[i] = target(strings.targets[at + i]);
+      if (extraRefs !== null) {
+        const [at, length] = Array.isArray(extraRefs) ? (extraRefs as unknown[]) : [];
+        if (typeof at !== 'number' || typeof length !== 'number' || length % EXTRAS !== 0 || !(at >= 0 && at + length <= strings.extras.length)) {
+          throw new TypeError('link table: malformed columns');
+        }
+        extras = new Array<string | null>(length);
+        for (let i = 0; i < length; i++) {
+          const n = strings.extras[at + i]!;
+          extras[i] = n === -1 ? null : target(n);
+        }
+      }
     }
     const view = nums.subarray(offset, offset + count * NUMS);
     const slots = extras === null ? 0 : extras.length / EXTRAS;

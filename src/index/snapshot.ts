@@ -13,8 +13,10 @@
  *   ["n", path, stat, facts, claimedAt]   a note whose claim on its id is older than its file
  *   "\n" × 0–3                  so the bytes below start at a multiple of 4
  *   int32 × L                    the links' integers (5 a link: LinkTable's columns)
+ *   int32 × L / 5                each link's target, a number into the string table
+ *   int32 × E                    the links' headings, block ids and aliases, as numbers (-1: none)
  *   int32 × R                    where each link resolves (R = L / 5), or none (R = 0)
- *   uint32 L, uint32 R           the last 8 bytes
+ *   int32 L, E, R                the last 12 bytes
  *
  * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`, and
  * `facts` the compact tuple of `encodeFacts`: field names are not repeated,
@@ -22,8 +24,10 @@
  * headings and tags over and over) are numbers into the string table that
  * "s" lines build up as they first appear. Decoding shares each such string,
  * which also keeps a warm-started index small. A note's links are
- * `[offset, count, targets, extras]` (`LinkTable.toColumns`): their integers
- * are a view of the bytes at the end, not parsed number by number.
+ * `[offset, count, null, [extras offset, length] | null]`
+ * (`LinkTable.toColumns`): their integers are a view of the bytes at the
+ * end, and their strings' numbers are read from there too, not parsed
+ * number by number.
  *
  * A link's resolution is the number of the path it resolves to (files, then
  * notes, in the order of their lines) or -1 (unresolved); a same-note link
@@ -35,7 +39,7 @@
  */
 import { AppError } from '../core/errors.js';
 import type { BlockAnchor, Heading, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
-import { LinkTable, type NumsSink } from './link-table.js';
+import { LinkTable, type NumsSink, type StringColumns, type StringSinks } from './link-table.js';
 import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
@@ -91,27 +95,31 @@ export class StringTable {
   }
 }
 
-/** The lines for one note: its "s" line first when it brought new strings. Its links' integers go to `nums`. */
-export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, nums: NumsSink, claimedAt?: number): string[] {
-  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, nums)];
+/** The lines for one note: its "s" line first when it brought new strings. Its links' integers go to `nums`, their strings' numbers to `linkStrings`. */
+export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, nums: NumsSink, linkStrings: StringSinks, claimedAt?: number): string[] {
+  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, nums, linkStrings)];
   if (claimedAt !== undefined) record.push(claimedAt);
   const line = JSON.stringify(record);
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
 }
 
-/** The bytes that end a snapshot: padding, the links' integers, their resolutions and the two counts. */
-export function snapshotTail(textBytes: number, nums: Int32Array, resolutions: Int32Array | null): Uint8Array {
+/** The bytes that end a snapshot: padding, the links' integers, their strings' numbers, their resolutions and the three counts. */
+export function snapshotTail(textBytes: number, nums: Int32Array, strings: StringColumns, resolutions: Int32Array | null): Uint8Array {
   const pad = (4 - (textBytes % 4)) % 4;
   const res = resolutions ?? new Int32Array(0);
-  const ints = new Int32Array(nums.length + res.length + 2);
-  ints.set(nums);
-  ints.set(res, nums.length);
+  const ints = new Int32Array(nums.length + strings.targets.length + strings.extras.length + res.length + 3);
+  let at = 0;
+  for (const part of [nums, strings.targets, strings.extras, res]) {
+    ints.set(part, at);
+    at += part.length;
+  }
+  ints[at] = nums.length;
+  ints[at + 1] = strings.extras.length;
+  ints[at + 2] = res.length;
   const out = new Uint8Array(pad + ints.byteLength);
   out.fill(10, 0, pad);
   out.set(new Uint8Array(ints.buffer), pad);
-  new DataView(out.buffer).setUint32(out.length - 8, nums.length, true);
-  new DataView(out.buffer).setUint32(out.length - 4, res.length, true);
   return out;
 }
 
@@ -120,6 +128,8 @@ export interface SnapshotParts {
   text: string;
   /** The links' integers (LinkTable columns). */
   nums: Int32Array;
+  /** The links' strings as numbers into the string table: targets (one a link) and extras (-1: none). */
+  strings: StringColumns;
   /** Per link (by its first integer's offset / 5): the number of the path it resolves to, or -1; null when not stored. */
   resolutions: Int32Array | null;
 }
@@ -136,25 +146,30 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
       `Index snapshot version ${String(header['version'])} is not ${INDEX_SNAPSHOT_VERSION}; rebuild the index`,
     );
   }
-  if (data.length < nl + 1 + 8) throw malformed();
+  if (data.length < nl + 1 + 12) throw malformed();
   const view = new DataView(data.buffer, data.byteOffset, data.length);
-  const numCount = view.getUint32(data.length - 8, true);
-  const resCount = view.getUint32(data.length - 4, true);
-  const textBytes = data.length - 8 - (numCount + resCount) * 4;
-  if (textBytes <= nl || textBytes % 4 !== 0 || numCount % LINK_INTS !== 0 || (resCount !== 0 && resCount * LINK_INTS !== numCount)) throw malformed();
+  const numCount = view.getUint32(data.length - 12, NATIVE_LE);
+  const extraCount = view.getUint32(data.length - 8, NATIVE_LE);
+  const resCount = view.getUint32(data.length - 4, NATIVE_LE);
+  if (numCount % LINK_INTS !== 0 || (resCount !== 0 && resCount * LINK_INTS !== numCount)) throw malformed();
+  const linkCount = numCount / LINK_INTS;
+  const intCount = numCount + linkCount + extraCount + resCount;
+  const textBytes = data.length - 12 - intCount * 4;
+  if (textBytes <= nl || textBytes % 4 !== 0) throw malformed();
   const at = data.byteOffset + textBytes;
   // A view when aligned (a file read whole is), a copy otherwise.
-  const ints = at % 4 === 0 ? new Int32Array(data.buffer, at, numCount + resCount) : new Int32Array(data.slice(textBytes, textBytes + (numCount + resCount) * 4).buffer);
+  const ints = at % 4 === 0 ? new Int32Array(data.buffer, at, intCount) : new Int32Array(data.slice(textBytes, textBytes + intCount * 4).buffer);
   return {
     text: Buffer.from(data.buffer, data.byteOffset, textBytes).toString('utf8'),
     nums: ints.subarray(0, numCount),
-    resolutions: resCount === 0 ? null : ints.subarray(numCount),
+    strings: { targets: ints.subarray(numCount, numCount + linkCount), extras: ints.subarray(numCount + linkCount, numCount + linkCount + extraCount) },
+    resolutions: resCount === 0 ? null : ints.subarray(numCount + linkCount + extraCount),
   };
 }
 
 /** The records of a snapshot's text (`splitSnapshot`), checked; throws IndexSnapshotError on a malformed one. */
 export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
-  const { text, nums } = parts;
+  const { text, nums, strings: linkStrings } = parts;
   let at = text.indexOf('\n');
   const strings: string[] = [];
   while (at >= 0 && at < text.length - 1) {
@@ -174,7 +189,7 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
       continue;
     }
     if (r[0] !== 'n' || (r.length !== 4 && !(r.length === 5 && typeof r[4] === 'number'))) throw malformed();
-    const facts = decodeFacts(r[1], r[3], strings, nums);
+    const facts = decodeFacts(r[1], r[3], strings, nums, linkStrings);
     // Where this note's links start among all links (their resolutions are in that order).
     const linkAt = (((r[3] as unknown[])[12] as unknown[])[0] as number) / LINK_INTS;
     if (r.length === 5) yield { kind: 'note', path: r[1], stat, facts, claimedAt: r[4] as number, linkAt };
@@ -207,6 +222,8 @@ function decodeStat(x: unknown): FileStat {
 }
 
 const TASK_WIDTH = 7;
+/** The integers at the end are in the machine's byte order (typed arrays'): the snapshot never leaves it. */
+const NATIVE_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** Integers per link in LinkTable's columns. */
 const LINK_INTS = 5;
 
@@ -216,7 +233,7 @@ const LINK_INTS = 5;
  * from `table`. With `linkNums` (facts crossing threads), the links'
  * integers go there instead (see `LinkTable.toColumns`).
  */
-export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink): unknown[] {
+export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink, linkStrings?: StringSinks): unknown[] {
   const tagOcc: unknown[] = [];
   for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
   const headings: unknown[] = [];
@@ -225,7 +242,7 @@ export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink
   for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
   const linkTable = f.links instanceof LinkTable ? f.links : LinkTable.of(f.links);
   // Across threads (`linkNums`), the links' integers travel in one typed array per batch.
-  const links = linkNums ? linkTable.toColumns((s) => table.ref(s), linkNums) : linkTable.toFlat((s) => table.ref(s)!);
+  const links = linkNums ? linkTable.toColumns((s) => table.ref(s), linkNums, linkStrings) : linkTable.toFlat((s) => table.ref(s)!);
   const refs = (a: readonly string[]) => a.map((t) => table.ref(t));
   const tasks: unknown[] = [];
   for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
@@ -254,7 +271,7 @@ export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink
  * the `linkNums` array when it was given a sink): equal,
  * key order included, to the facts encoded, with links as a LinkTable.
  */
-export function decodeFacts(path: string, x: unknown, strings: readonly string[], linkNums?: Int32Array): IndexedFacts {
+export function decodeFacts(path: string, x: unknown, strings: readonly string[], linkNums?: Int32Array, linkStrings?: StringColumns): IndexedFacts {
   const str = (n: unknown): string | null => {
     if (n === null) return null;
     const s = strings[n as number];
@@ -297,7 +314,7 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
   for (let i = 0; i < bs.length; i += 3) blocks.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
   let links: LinkTable;
   try {
-    links = linkNums ? LinkTable.fromColumns(ls, linkNums, str) : LinkTable.fromFlat(ls, str);
+    links = linkNums ? LinkTable.fromColumns(ls, linkNums, str, linkStrings) : LinkTable.fromFlat(ls, str);
   } catch (e) {
     if (e instanceof TypeError) throw malformed();
     throw e;

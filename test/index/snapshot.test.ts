@@ -24,7 +24,7 @@ function sample(): HomeIndex {
 function withText(snap: Buffer, f: (text: string) => string): Buffer {
   const parts = splitSnapshot(snap);
   const text = f(parts.text);
-  return Buffer.concat([Buffer.from(text), snapshotTail(Buffer.byteLength(text), parts.nums, parts.resolutions)]);
+  return Buffer.concat([Buffer.from(text), snapshotTail(Buffer.byteLength(text), parts.nums, parts.strings, parts.resolutions)]);
 }
 
 function queries(idx: HomeIndex) {
@@ -107,8 +107,12 @@ describe('snapshot', () => {
     ['the previous version (text only)', () => Buffer.from('{"format":"quire-home-index","version":4}\n["f","a.png",[1,2,"",null,null]]\n'), 'index_snapshot_version'],
     ['another format', bytes((s) => s.replace('quire-home-index', 'x')), 'index_snapshot_invalid'],
     ['a malformed note', text((s) => s + '["n","a.md",[1,2,"e",null,null],[1,2]]\n'), 'index_snapshot_invalid'],
-    ['a string number out of range', text((s) => s + note('[0,1,[99999],null]')), 'index_snapshot_invalid'],
-    ['links beyond the integers', text((s) => s + note('[99999990,1,[0],null]')), 'index_snapshot_invalid'],
+    ['a target number out of range', (snap: Buffer) => corruptTarget(snap, 99999), 'index_snapshot_invalid'],
+    ['a target in the text (not this format)', text((s) => s + note('[0,1,[0],null]')), 'index_snapshot_invalid'],
+    ['links beyond the integers', text((s) => s + note('[99999990,1,null,null]')), 'index_snapshot_invalid'],
+    ['links not on a link boundary', text((s) => s + note('[3,1,null,null]')), 'index_snapshot_invalid'],
+    ['extras beyond the integers', text((s) => s + note('[0,1,null,[99999990,3]]')), 'index_snapshot_invalid'],
+    ['extras in the text (not this format)', text((s) => s + note('[0,1,null,[null,null,null]]')), 'index_snapshot_invalid'],
     ['a truncated line', text((s) => s.slice(0, s.length - 40)), 'index_snapshot_invalid'],
     ['a truncated file', (snap: Buffer) => snap.subarray(0, snap.length - 3), 'index_snapshot_invalid'],
     ['a resolution out of range', (snap: Buffer) => corruptResolution(snap, 1e6), 'index_snapshot_invalid'],
@@ -129,12 +133,21 @@ describe('snapshot', () => {
   });
 });
 
+/** The snapshot with its first link's target number set to `n`. */
+function corruptTarget(snap: Buffer, n: number): Buffer {
+  const parts = splitSnapshot(snap);
+  const targets = Int32Array.from(parts.strings.targets);
+  targets[0] = n;
+  const strings = { ...parts.strings, targets };
+  return Buffer.concat([Buffer.from(parts.text), snapshotTail(Buffer.byteLength(parts.text), parts.nums, strings, parts.resolutions)]);
+}
+
 /** The snapshot with its first resolution that names a path set to `n`. */
 function corruptResolution(snap: Buffer, n: number): Buffer {
   const parts = splitSnapshot(snap);
   const res = Int32Array.from(parts.resolutions!);
   res[res.findIndex((r) => r >= 0)] = n;
-  return Buffer.concat([Buffer.from(parts.text), snapshotTail(Buffer.byteLength(parts.text), parts.nums, res)]);
+  return Buffer.concat([Buffer.from(parts.text), snapshotTail(Buffer.byteLength(parts.text), parts.nums, parts.strings, res)]);
 }
 
 /**
