@@ -213,6 +213,8 @@ export class Vault {
     // Notes whose full text is missing from its file (or the whole file) are read again below.
     const opts = { fullText: fullText ?? new FullTextIndex() };
     const index = (cached !== null ? this.fromSnapshot(cached, opts) : null) ?? new HomeIndex(opts);
+    // A snapshot without its links' resolutions (saved before they were settled): save them once they are.
+    if (cached !== null && index.pendingWork().notes > 0) this.dirty = true;
     index.holdBackground();
     try {
       await this.scan(index, threads, list, startPool);
@@ -528,6 +530,9 @@ export class Vault {
   saveSnapshot(): Promise<void> {
     const run = async () => {
       if (!this.opts.cacheFile || !this.index_ || !this.dirty) return;
+      // Links still being resolved are not stored (the next start would resolve them all again):
+      // wait for the deferred work, a little.
+      await settledOrLate(this.index_);
       this.dirty = false;
       this.firstUnsaved = null;
       const started = Date.now();
@@ -564,6 +569,15 @@ export class Vault {
 }
 
 const SAVE_QUIET_MS = 5_000;
+/** How long a save waits for the index's deferred work (about 1 s of CPU after a cold open of 10k notes). */
+const SAVE_SETTLE_MS = 5_000;
+
+/** Once the index's deferred work is done, or after SAVE_SETTLE_MS. */
+function settledOrLate(index: HomeIndex): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, SAVE_SETTLE_MS)));
+  return Promise.race([index.whenIdle(), late]).finally(() => clearTimeout(timer));
+}
 const SAVE_MAX_WAIT_MS = 60_000;
 const SAVE_SPACING = 10;
 

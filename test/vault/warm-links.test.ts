@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
-import { splitSnapshot } from '../../src/index/snapshot.js';
+import { snapshotTail, splitSnapshot } from '../../src/index/snapshot.js';
 import { Vault } from '../../src/vault/vault.js';
 import { linkState } from '../index/helpers.js';
 import { tmpDir } from './helpers.js';
@@ -73,6 +73,24 @@ describe('warm start: stored link resolutions', () => {
         expect(warm.pendingAtReady).toBe(0);
       }
     }
+  });
+
+  it('a Vault closed right after opening still saves its links resolved, and so does a warm open of a snapshot without them', async () => {
+    const root = await tmpDir();
+    const cacheFile = path.join(await tmpDir('quire-cache-'), 'index.ndjson');
+    for (let i = 0; i < 50; i++) write(root, `n${i}.md`, `[[n${(i + 1) % 50}]] [[missing ${i}]] #t/${i % 4}\n`);
+    const v = new Vault({ root, cacheFile, watch: false, scanThreads: 1 });
+    await v.ready;
+    await v.close();
+    expect(splitSnapshot(fs.readFileSync(cacheFile)).resolutions).not.toBeNull();
+
+    // A snapshot written without them (as an older build or a save during a burst of writes left it).
+    const parts = splitSnapshot(fs.readFileSync(cacheFile));
+    fs.writeFileSync(cacheFile, Buffer.concat([Buffer.from(parts.text), snapshotTail(Buffer.byteLength(parts.text), parts.nums, parts.strings, null)]));
+    const again = new Vault({ root, cacheFile, watch: false, scanThreads: 1 });
+    await again.ready;
+    await again.close();
+    expect(splitSnapshot(fs.readFileSync(cacheFile)).resolutions).not.toBeNull();
   });
 
   it.each([
