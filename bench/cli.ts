@@ -57,6 +57,8 @@ export interface CliFigures {
       grep: ReturnType<typeof summarize>;
       warm: ReturnType<typeof summarize>;
       inProcess: number;
+      /** The warm calls were answered whole by the daemon (the thin client), not by the full command line. */
+      thin: boolean;
     }
   >;
   /** First call with no daemon running: no snapshot in the cache (cold), then with one (the daemon's exit saved it). */
@@ -175,6 +177,7 @@ export async function cliFigures(opts: { runs?: number; count?: number; log?: (s
       const grep: number[] = [];
       let files = 0;
       let grepFiles = 0;
+      let thin = false;
       for (let i = 0; i <= runs; i++) {
         const r = await quire([...q.quire, '--vault', root]);
         if (r.code !== 0) throw new Error(`quire ${q.quire.join(' ')} failed: ${r.out}`);
@@ -183,6 +186,7 @@ export async function cliFigures(opts: { runs?: number; count?: number; log?: (s
         grepFiles = lines(g);
         if (i === 0) {
           await settle(); // the warm-up call started the daemon
+          thin = (await quire([...q.quire, '--vault', root, '--verbose'])).out.includes('(thin client)');
           continue;
         }
         warm.push(r.ms);
@@ -190,8 +194,8 @@ export async function cliFigures(opts: { runs?: number; count?: number; log?: (s
       }
       await stop();
       const inProcess = (await quire([...q.quire, '--vault', root], { QUIRE_DAEMON: 'off' })).ms;
-      out.queries[q.name] = { files, grepFiles, grep: summarize(grep), warm: summarize(warm), inProcess: round(inProcess, 0) };
-      log(`  ${q.name.padEnd(9)} warm ${Math.round(out.queries[q.name]!.warm.p50)} ms (${files} files) | grep -rl ${Math.round(out.queries[q.name]!.grep.p50)} ms (${grepFiles} files) | in process, no daemon ${Math.round(inProcess)} ms`);
+      out.queries[q.name] = { files, grepFiles, grep: summarize(grep), warm: summarize(warm), inProcess: round(inProcess, 0), thin };
+      log(`  ${q.name.padEnd(9)} warm ${Math.round(out.queries[q.name]!.warm.p50)} ms (${files} files) | grep -rl ${Math.round(out.queries[q.name]!.grep.p50)} ms (${grepFiles} files) | in process, no daemon ${Math.round(inProcess)} ms${thin ? '' : ' (NOT through the thin client)'}`);
     }
     log(`  --help ${Math.round(out.help.p50)} ms; bare node -e 0 ${Math.round(out.nodeBare.p50)} ms (medians of ${runs})`);
     out.serve = await serveFigures(root, Math.min(runs, 3), log);
