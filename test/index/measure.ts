@@ -128,21 +128,15 @@ async function main() {
   const snap = idx.toSnapshot();
   const tTo = performance.now() - t0;
   t0 = performance.now();
-  const json = JSON.stringify(snap);
-  const tStr = performance.now() - t0;
-  t0 = performance.now();
-  const parsed = JSON.parse(json);
-  const tParse = performance.now() - t0;
-  t0 = performance.now();
   c0 = cpuNow();
-  const back = HomeIndex.fromSnapshot(parsed, { mode: 'lazy' });
+  const back = HomeIndex.fromSnapshot(snap, { mode: 'lazy' });
   const tFrom = performance.now() - t0;
   const cFrom = cpuNow() - c0;
   t0 = performance.now();
   back.unresolved();
   const tBackLinks = performance.now() - t0;
   console.log(
-    `snapshot: toSnapshot ${ms(tTo)}, stringify ${ms(tStr)} (${mb(json.length)}), parse ${ms(tParse)}, fromSnapshot ${ms(tFrom)} (cpu ${ms(cFrom)}) + link resolution ${ms(tBackLinks)}`,
+    `snapshot: toSnapshot ${ms(tTo)} (${mb(snap.length)}), fromSnapshot ${ms(tFrom)} (cpu ${ms(cFrom)}) + link resolution ${ms(tBackLinks)}`,
   );
   idx = null;
 
