@@ -196,6 +196,9 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     server.close();
     fs.rmSync(files.socket, { force: true });
     fs.rmSync(files.info, { force: true });
+    // Answers already under way finish first (a write from another call, when a newer build replaces this daemon).
+    const until = Date.now() + 30_000;
+    while (inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     await (await opening.catch(() => null))?.close().catch(() => undefined);
     process.exit(0);
   };
