@@ -155,7 +155,7 @@ export class HomeIndex {
    * holds its links' resolutions (set by the link graph's `restore` once
    * every note is in), so its links are not queued.
    */
-  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false, claimedAt?: number, restored = false): NoteRec {
+  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false, claimedAt?: number, restored = false, derivedGiven?: string): NoteRec {
     const facts = indexedFacts(given, fresh);
     if (this.filesByPath.has(path)) this.remove(path);
     let rec = this.notesByPath.get(path);
@@ -163,11 +163,12 @@ export class HomeIndex {
     const oldAliases: readonly string[] = rec?.aliasKeys ?? EMPTY;
     const aliasKeys = aliasKeysOf(facts);
     if (rec === undefined) {
-      const derived = derivedId(path);
+      const derived = derivedGiven ?? derivedId(path);
       rec = {
         entry: entryOf(path, facts, stat, derived),
         stat: copyStat(stat),
-        resolved: new Array<string | null>(facts.links.length),
+        // Restored links get theirs from the link graph's `restore`.
+        resolved: restored ? (EMPTY as never[]) : new Array<string | null>(facts.links.length),
         unresolvedCount: 0,
         aliasKeys,
         derived,
@@ -437,7 +438,7 @@ export class HomeIndex {
       // A claim older than the file's birth (kept across rename-style saves) is written down, so a restart keeps the id's owner.
       for (const r of notes) {
         const kept = r.entry.facts.id !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
-        for (const line of noteLines(r.entry.path, r.stat, r.entry.facts, table, nums, strings, kept)) yield emit(line);
+        for (const line of noteLines(r.entry.path, r.stat, r.entry.facts, table, nums, strings, r.derived, kept)) yield emit(line);
         if (!settled) continue;
         if (!r.attached) settled = false;
         for (let i = 0; settled && i < r.entry.facts.links.length; i++) {
@@ -474,7 +475,7 @@ export class HomeIndex {
         idx.upsertFile(r.path, r.stat);
         continue;
       }
-      notes.push(idx.putNote(r.path, r.facts, r.stat, true, r.claimedAt, res !== null));
+      notes.push(idx.putNote(r.path, r.facts, r.stat, true, r.claimedAt, res !== null, r.derived));
       starts.push(r.linkAt);
     }
     if (res !== null) {

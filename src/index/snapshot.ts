@@ -9,8 +9,8 @@
  *   {"format":"quire-home-index","version":5}
  *   ["f", path, stat]            one per non-note file
  *   ["s", string, ...]           strings the next lines refer to by number
- *   ["n", path, stat, facts]     one per note
- *   ["n", path, stat, facts, claimedAt]   a note whose claim on its id is older than its file
+ *   ["n", path, stat, facts, claimedAt | null, derivedId]   one per note; claimedAt
+ *                                when its claim on its id is older than its file
  *   "\n" × 0–3                  so the bytes below start at a multiple of 4
  *   int32 × L                    the links' integers (5 a link: LinkTable's columns)
  *   int32 × L / 5                each link's target, a number into the string table
@@ -56,7 +56,7 @@ export class IndexSnapshotError extends AppError {
 
 export type SnapshotRecord =
   | { kind: 'file'; path: string; stat: FileStat }
-  | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts; claimedAt?: number; linkAt: number };
+  | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts; claimedAt?: number; linkAt: number; derived: string };
 
 export function headerLine(): string {
   return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION });
@@ -96,9 +96,9 @@ export class StringTable {
 }
 
 /** The lines for one note: its "s" line first when it brought new strings. Its links' integers go to `nums`, their strings' numbers to `linkStrings`. */
-export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, nums: NumsSink, linkStrings: StringSinks, claimedAt?: number): string[] {
-  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, nums, linkStrings)];
-  if (claimedAt !== undefined) record.push(claimedAt);
+export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, nums: NumsSink, linkStrings: StringSinks, derived: string, claimedAt?: number): string[] {
+  // The derived id (a SHA-256 of the path) is stored: hashing 10k paths again took 30-80 ms of a warm start.
+  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, nums, linkStrings), claimedAt ?? null, derived];
   const line = JSON.stringify(record);
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
@@ -188,12 +188,12 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
       yield { kind: 'file', path: r[1], stat };
       continue;
     }
-    if (r[0] !== 'n' || (r.length !== 4 && !(r.length === 5 && typeof r[4] === 'number'))) throw malformed();
+    if (r[0] !== 'n' || r.length !== 6 || (r[4] !== null && typeof r[4] !== 'number') || typeof r[5] !== 'string' || !DERIVED_ID.test(r[5])) throw malformed();
     const facts = decodeFacts(r[1], r[3], strings, nums, linkStrings);
     // Where this note's links start among all links (their resolutions are in that order).
     const linkAt = (((r[3] as unknown[])[12] as unknown[])[0] as number) / LINK_INTS;
-    if (r.length === 5) yield { kind: 'note', path: r[1], stat, facts, claimedAt: r[4] as number, linkAt };
-    else yield { kind: 'note', path: r[1], stat, facts, linkAt };
+    if (r[4] !== null) yield { kind: 'note', path: r[1], stat, facts, claimedAt: r[4] as number, linkAt, derived: r[5] };
+    else yield { kind: 'note', path: r[1], stat, facts, linkAt, derived: r[5] };
   }
 }
 
@@ -224,6 +224,8 @@ function decodeStat(x: unknown): FileStat {
 const TASK_WIDTH = 7;
 /** The integers at the end are in the machine's byte order (typed arrays'): the snapshot never leaves it. */
 const NATIVE_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** The shape of `derivedId` (ids.ts). */
+const DERIVED_ID = /^p[0-9a-f]{16}$/;
 /** Integers per link in LinkTable's columns. */
 const LINK_INTS = 5;
 

@@ -101,12 +101,21 @@ describe('snapshot', () => {
 
   const text = (f: (s: string) => string) => (snap: Buffer) => withText(snap, f);
   const bytes = (f: (s: string) => string) => (snap: Buffer) => Buffer.from(f(snap.toString('latin1')), 'latin1');
-  const note = (links: string) => `["n","z.md",[1,2,"e",null,null],[null,null,null,"z","filename",null,[],[],[],[],[],[],${links},[],0]]\n`;
+  const note = (links: string) => `["n","z.md",[1,2,"e",null,null],[null,null,null,"z","filename",null,[],[],[],[],[],[],${links},[],0],null,"p0123456789abcdef"]\n`;
+  it('reads a note line of its own shape (the one the cases below break)', () => {
+    const idx = sample();
+    idx.flush();
+    const back = HomeIndex.fromSnapshot(text((s) => s + note('[0,0,null,null]'))(idx.toSnapshot()), { mode: 'lazy' });
+    expect(back.noteByPath('z.md')!.id).toBe('p0123456789abcdef');
+  });
+
   it.each([
     ['an unknown version', bytes((s) => s.replace(/"version":\d+/, '"version":999')), 'index_snapshot_version'],
     ['the previous version (text only)', () => Buffer.from('{"format":"quire-home-index","version":4}\n["f","a.png",[1,2,"",null,null]]\n'), 'index_snapshot_version'],
     ['another format', bytes((s) => s.replace('quire-home-index', 'x')), 'index_snapshot_invalid'],
-    ['a malformed note', text((s) => s + '["n","a.md",[1,2,"e",null,null],[1,2]]\n'), 'index_snapshot_invalid'],
+    ['a malformed note', text((s) => s + '["n","a.md",[1,2,"e",null,null],[1,2],null,"p0123456789abcdef"]\n'), 'index_snapshot_invalid'],
+    ['a note of the previous shape (no derived id)', text((s) => s + note('[0,0,null,null]').replace(',null,"p0123456789abcdef"]', ']')), 'index_snapshot_invalid'],
+    ['a malformed derived id', text((s) => s + note('[0,0,null,null]').replace('"p0123456789abcdef"', '"x"')), 'index_snapshot_invalid'],
     ['a target number out of range', (snap: Buffer) => corruptTarget(snap, 99999), 'index_snapshot_invalid'],
     ['a target in the text (not this format)', text((s) => s + note('[0,1,[0],null]')), 'index_snapshot_invalid'],
     ['links beyond the integers', text((s) => s + note('[99999990,1,null,null]')), 'index_snapshot_invalid'],
