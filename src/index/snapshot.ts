@@ -161,7 +161,8 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
   const ints = at % 4 === 0 ? new Int32Array(data.buffer, at, intCount) : new Int32Array(data.slice(textBytes, textBytes + intCount * 4).buffer);
   return {
     text: Buffer.from(data.buffer, data.byteOffset, textBytes).toString('utf8'),
-    nums: ints.subarray(0, numCount),
+    // A copy: the notes' link tables keep views of it for good, and a view would keep the whole file's bytes.
+    nums: ints.slice(0, numCount),
     strings: { targets: ints.subarray(numCount, numCount + linkCount), extras: ints.subarray(numCount + linkCount, numCount + linkCount + extraCount) },
     resolutions: resCount === 0 ? null : ints.subarray(numCount + linkCount + extraCount),
   };
