@@ -195,6 +195,16 @@ function installLargeBodyBudget(app: FastifyInstance, budget: number): void {
   });
 }
 
+/**
+ * No route carries a Fastify schema: dispatch validates every input (src/actions/validate.ts) and
+ * replies are plain JSON. Given these, Fastify does not load its own compilers
+ * (@fastify/ajv-compiler, fast-json-stringify: about 50 modules) at every start; a route given a
+ * schema fails loudly here instead of being checked twice.
+ */
+const noRouteSchemas = (): never => {
+  throw new Error('Routes take no Fastify schema: inputs are validated by dispatch (src/actions/validate.ts)');
+};
+
 export function buildApp(opts: AppOptions): FastifyInstance {
   const logError = opts.logError ?? ((err, where) => console.error(`[quire] internal error in ${where}:`, err));
   const config = opts.services.config;
@@ -210,6 +220,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     clientErrorHandler: clientError,
     frameworkErrors: (err, req, res) => sendError(res, fromFastifyError(err as FastifyError, req)),
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   limitConnectionsPerIp(app.server, config.maxConnectionsPerIp);
   installSse(app);
