@@ -19,7 +19,10 @@
  * structured-cloning many small objects) but for the links' integers, which
  * come as one typed array per batch that the notes' link tables keep views
  * of (half the JSON text before, and decoding it number by number was most
- * of this thread's share), and with `fullText` each worker
+ * of this thread's share); so do the numbers of the links' targets and
+ * extras (as a snapshot stores them: 550,000 numbers on the 10k bench
+ * vault, a third of the JSON text, whose writing and parsing cost more
+ * than the arrays' copy). With `fullText` each worker
  * tokenizes its notes itself and sends their postings once, at the end, as
  * typed arrays (see scan-worker.ts), so the note texts never cross threads.
  */
@@ -31,6 +34,7 @@ import type { PartialIndex } from '../index/fulltext/full-text.js';
 import { decodeFacts } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import type { AnyFacts } from '../index/types.js';
+import type { StringColumns } from '../index/link-table.js';
 import { etagOf } from './etag.js';
 
 /** Below this many notes to read, a scan runs in this thread. */
@@ -82,10 +86,14 @@ export interface ScanFinished {
 /** One note scanned: path, ETag, facts (`encodeFacts`); its text stays in the worker, which tokenized it. */
 export type ScanRow = [string, string | null, unknown[] | null];
 
-/** A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`, and its notes' link integers (transferred). */
+/**
+ * A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`, and its notes' link
+ * integers and their target and extra strings' numbers in `strings` (typed arrays, transferred).
+ */
 export interface ScanBatch {
   json: string;
   linkNums: Int32Array;
+  linkStrings: StringColumns;
 }
 
 /** Threads to use: one per core, at most 4 (the disk and the main thread's share set the limit beyond that). */
@@ -96,7 +104,7 @@ export function scanThreads(): number {
 function decodeBatch(b: ScanBatch, onResult: (r: ScanResult) => void): void {
   const { strings, results } = JSON.parse(b.json) as { strings: string[]; results: ScanRow[] };
   for (const [rel, etag, facts] of results) {
-    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, b.linkNums), text: null, fed: facts !== null });
+    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, b.linkNums, b.linkStrings), text: null, fed: facts !== null });
   }
 }
 

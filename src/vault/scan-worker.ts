@@ -10,7 +10,7 @@ import { parentPort } from 'node:worker_threads';
 import { fieldsOf } from '../index/fulltext/document.js';
 import type { PartialIndex } from '../index/fulltext/full-text.js';
 import { TermPostings, type FieldTexts } from '../index/fulltext/postings.js';
-import { NumsSink } from '../index/link-table.js';
+import { NumsSink, type StringSinks } from '../index/link-table.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
@@ -74,6 +74,7 @@ function readWhole(abs: string, flags: number): Buffer {
 function scan(items: ScanItem[]): ScanBatch {
   const table = new StringTable();
   const linkNums = new NumsSink();
+  const linkStrings: StringSinks = { targets: new NumsSink(), extras: new NumsSink() };
   const results: ScanRow[] = [];
   for (const it of items) {
     let bytes: Buffer;
@@ -92,15 +93,20 @@ function scan(items: ScanItem[]): ScanBatch {
     const facts = extractFacts(text, it.rel);
     fullText.add(it.rel, etag, fieldsOf(it.rel, facts, text));
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
-    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, linkNums)]);
+    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, linkNums, linkStrings)]);
   }
-  return { json: JSON.stringify({ strings: table.takeStrings(), results }), linkNums: linkNums.take() };
+  return {
+    json: JSON.stringify({ strings: table.takeStrings(), results }),
+    linkNums: linkNums.take(),
+    linkStrings: { targets: linkStrings.targets.take(), extras: linkStrings.extras.take() },
+  };
 }
 
 port.on('message', ({ items, next }: ScanRequest) => {
   for (let at = Atomics.add(next, 0, BATCH); at < items.length; at = Atomics.add(next, 0, BATCH)) {
     const batch = scan(items.slice(at, at + BATCH));
-    port.postMessage(batch, [batch.linkNums.buffer as ArrayBuffer]);
+    const { linkNums, linkStrings } = batch;
+    port.postMessage(batch, [linkNums.buffer, linkStrings.targets.buffer, linkStrings.extras.buffer] as ArrayBuffer[]);
   }
   const partial = fullText.build();
   const done: ScanFinished = { finished: true, partial };
