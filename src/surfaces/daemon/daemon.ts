@@ -84,11 +84,10 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     () => undefined,
   );
 
-  // Loaded while the folder opens (its reads and hashing run in worker threads), not before it or after it:
-  // the command line's code for the thin client's requests, and the actions' code (registry, dispatch) for every call.
-  const cli = loadCli();
+  // The command line's code (for the thin client's requests) loads once the folder is open, as the actions' code
+  // does at the first call: loaded during the opening, the registry slowed it by more than it took (docs/cli.md).
+  const cli = opening.then(loadCli, loadCli);
   cli.catch(() => undefined);
-  void Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js')]).catch(() => undefined);
 
   const status = (): DaemonStatus => ({
     pid: process.pid,
