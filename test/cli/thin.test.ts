@@ -18,7 +18,8 @@ import { alive, cliWorld, until } from './helpers.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
-const BUILD = fs.readFileSync(path.join(REPO, 'dist/.built'), 'utf8').trim();
+/** The build the launcher runs now (read at each use: a rebuild gives another). */
+const build = () => fs.readFileSync(path.join(REPO, 'dist/.built'), 'utf8').trim();
 
 const world = cliWorld();
 let vault: string;
@@ -26,7 +27,7 @@ const quire = (args: string[], env: Record<string, string> = {}) => runCli(args,
 const socketOf = (dir: string) => daemonFiles(fs.realpathSync(dir), { ...process.env, ...world.env }).socket;
 const statusOf = async (dir: string) => (await request(socketOf(dir), { op: 'status' })) as { ok: true; status: DaemonStatus };
 const runRequest = (dir: string, argv: string[], extra: Partial<RunRequest> = {}) =>
-  request(socketOf(dir), { op: 'run', build: BUILD, argv, cwd: process.cwd(), tz: 'UTC', ...extra });
+  request(socketOf(dir), { op: 'run', build: build(), argv, cwd: process.cwd(), tz: 'UTC', ...extra });
 
 beforeAll(async () => {
   vault = world.makeVault();
@@ -182,7 +183,7 @@ describe('the thin client', () => {
     expect(r.stderr).toContain('vault daemon: the running one is of another build (an older build');
     expect(r.stderr).toContain('replacing it');
     expect(alive(oldPid)).toBe(false);
-    expect((await statusOf(v)).status.build).toBe(BUILD);
+    expect((await statusOf(v)).status.build).toBe(build());
     const thin = await quire(['backlinks', 'Home.md', '--vault', v, '--verbose']);
     expect(thin.stderr).toContain('thin client');
     fs.rmSync(old, { recursive: true, force: true });
