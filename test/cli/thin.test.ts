@@ -2,7 +2,7 @@
  * The thin client (src/surfaces/cli/thin.ts): a warm `--vault` call is sent
  * whole to the folder's daemon, which reads and runs it with the command
  * line's own code; the calling process loads nothing but the launcher and
- * two small modules, prints exactly what the in-process command line prints,
+ * three small modules, prints exactly what the in-process command line prints,
  * and falls back to the full command line (which replaces the daemon) when
  * the daemon is of another build or gone.
  */
@@ -65,12 +65,12 @@ describe('the thin client', () => {
     for (const [argv, want] of table) expect([argv, thinVault(argv)]).toEqual([argv, want]);
   });
 
-  it('answers a warm call through the daemon, loading only the launcher, thin.js and socket-path.js', async () => {
+  it('answers a warm call through the daemon, loading only the launcher, thin.js and the daemon wire (protocol.js, socket-path.js)', async () => {
     const r = await traced(['backlinks', 'Home.md', '--vault', vault, '--verbose']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Books/Dune.md:3  Dune\nProject Alpha.md:6  Project Alpha\n');
     expect(r.stderr).toBe(`vault daemon: the running one for ${fs.realpathSync(vault)} answered the whole command (thin client)\n`);
-    expect(r.loaded.filter((p) => !p.startsWith('test/'))).toEqual(['bin/quire.js', 'dist/surfaces/cli/thin.js', 'dist/surfaces/daemon/socket-path.js']);
+    expect(r.loaded.filter((p) => !p.startsWith('test/'))).toEqual(['bin/quire.js', 'dist/surfaces/cli/thin.js', 'dist/surfaces/daemon/protocol.js', 'dist/surfaces/daemon/socket-path.js']);
     // A usage error is read by the daemon too: exit 2, and the command table is not loaded here either.
     const bad = await traced(['search', 'x', '--limit', 'many', '--vault', vault]);
     expect(bad).toMatchObject({ code: 2, stdout: '', stderr: 'quire: --limit takes an integer, not "many"\n' });

@@ -4,13 +4,13 @@
  * working folder, TZ); the daemon reads it with the command line's own
  * parsing, runs it on its warm index, and answers with what the command
  * prints and its exit code. This process then loads nothing but node:
- * built-ins and socket-path.js: a warm call costs a bare Node start and a
+ * built-ins and the daemon wire (protocol.js, socket-path.js): a warm call costs a bare Node start and a
  * socket round trip. Anything the daemon does not take (no daemon, a stale
  * socket, another build, a form its parser leaves to commander) returns
  * false, and the launcher runs the full command line (main.ts), which
  * starts or replaces the daemon (docs/cli.md, "Thin client").
  */
-import net from 'node:net';
+import { request, type DaemonReply } from '../daemon/protocol.js';
 import { buildId, daemonFiles, SOCKET_PATH_LIMIT, vaultRealPath } from '../daemon/socket-path.js';
 
 /** Commands that never go to a daemon: they are the daemon, or keep their own index or server. */
@@ -22,35 +22,6 @@ export function thinVault(argv: readonly string[]): string | null {
   if (first === undefined || first.startsWith('-') || OWN_PROCESS.has(first) || (first === 'action' && argv[1] !== 'run')) return null;
   const i = argv.lastIndexOf('--vault');
   return i > 0 && i + 1 < argv.length ? argv[i + 1]! : null;
-}
-
-type Reply = { ok?: boolean; run?: { output: Array<[1 | 2, string]>; code: number }; fallback?: string };
-
-/** The daemon's reply; null when nobody answers on the socket (nothing was sent). */
-function exchange(socket: string, req: object): Promise<Reply | null> {
-  return new Promise((resolve, reject) => {
-    const conn = net.createConnection(socket);
-    let text = '';
-    let sent = false;
-    conn.setEncoding('utf8');
-    conn.on('connect', () => {
-      sent = true;
-      conn.write(JSON.stringify(req) + '\n');
-    });
-    conn.on('data', (d: string) => (text += d));
-    conn.on('error', (e) => (sent ? reject(e) : resolve(null)));
-    conn.on('close', () => {
-      if (!sent) return resolve(null);
-      const nl = text.indexOf('\n');
-      // Gone mid-answer: a write may have happened, so the call is not made again.
-      if (nl < 0) return reject(new Error('the vault daemon closed the connection without answering; the command may or may not have run'));
-      try {
-        resolve(JSON.parse(text.slice(0, nl)) as Reply);
-      } catch {
-        reject(new Error('the vault daemon answered something that is not JSON'));
-      }
-    });
-  });
 }
 
 /**
@@ -79,16 +50,19 @@ export async function runThin(argv: readonly string[], env: NodeJS.ProcessEnv = 
     return false; // no such folder: the full command line says so
   }
   if (Buffer.byteLength(socket) > SOCKET_PATH_LIMIT) return false;
-  let reply: Reply | null;
+  let reply: DaemonReply;
   try {
-    reply = await exchange(socket, { op: 'run', build: buildId(), argv, cwd: process.cwd(), tz: env.TZ ?? null });
+    reply = await request(socket, { op: 'run', build: buildId(), argv: [...argv], cwd: process.cwd(), tz: env.TZ ?? null });
   } catch (e) {
+    // Nobody answered on the socket (no daemon, a stale one): nothing was sent.
+    if (!(e as { connected?: boolean }).connected) return false;
+    // Gone mid-answer: a write may have happened, so the call is not made again.
     process.stderr.write(`quire: ${(e as Error).message}\n`);
     process.exitCode = 1;
     return true;
   }
-  if (!reply?.ok || !reply.run) {
-    if (reply && argv.includes('--verbose')) process.stderr.write(`vault daemon: the running one left this call to the full command line (${reply.fallback ?? 'it does not take whole commands'})\n`);
+  if (!reply.ok || !reply.run) {
+    if (argv.includes('--verbose')) process.stderr.write(`vault daemon: the running one left this call to the full command line (${'fallback' in reply ? reply.fallback : 'it does not take whole commands'})\n`);
     return false;
   }
   for (const [fd, text] of reply.run.output) (fd === 1 ? process.stdout : process.stderr).write(text);
