@@ -29,7 +29,13 @@ const RE_INLINE_HTML = new RegExp(
 );
 
 const INLINE_SPECIAL = /[`<[\]#^$]/;
-const RE_INLINE_NEXT = /[\\`<![\]]/g;
+/**
+ * The characters the scan stops at (`\\`, `` ` ``, `<`, `!`, `[`, `]`): a table
+ * looked up code unit by code unit, where a regex search from each stop cost
+ * a call into the regex engine per stop (about 5% of extracting a note).
+ */
+const INLINE_NEXT = new Uint8Array(128);
+for (const ch of '\\`<![]') INLINE_NEXT[ch.charCodeAt(0)] = 1;
 
 /** Replace the masked ranges (pairs, possibly nested) with NUL characters. */
 function applyMasks(p: string, masks: number[]): string {
@@ -187,12 +193,13 @@ export class PhrasingScanner {
     let noCloser: Set<number> | null = null;
     let found: Array<{ start: number; end: number; labelStart: number; labelEnd: number; url: string; image: boolean }> | null = null;
     let i = 0;
-    const special = RE_INLINE_NEXT;
     while (i < n) {
-      special.lastIndex = i;
-      if (!special.test(p)) break;
-      i = special.lastIndex - 1;
-      const c = p.charCodeAt(i);
+      let c = p.charCodeAt(i);
+      while (c >= 128 || INLINE_NEXT[c] === 0) {
+        if (++i === n) break;
+        c = p.charCodeAt(i);
+      }
+      if (i === n) break;
       if (c === 92) {
         i += i + 1 < n && isPunct(p.charCodeAt(i + 1)) ? 2 : 1;
       } else if (c === 96) {
