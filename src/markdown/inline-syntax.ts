@@ -32,7 +32,7 @@ const INLINE_SPECIAL = /[`<[\]#^$]/;
 /**
  * The characters the scan stops at (`\\`, `` ` ``, `<`, `!`, `[`, `]`): a table
  * looked up code unit by code unit, where a regex search from each stop cost
- * a call into the regex engine per stop (about 5% of extracting a note).
+ * a call into the regex engine per stop (about 4% of extracting a note).
  */
 const INLINE_NEXT = new Uint8Array(128);
 for (const ch of '\\`<![]') INLINE_NEXT[ch.charCodeAt(0)] = 1;
