@@ -51,6 +51,9 @@ export async function issueSetupTokenIfEmpty(services: Services): Promise<string
   return (await setSetupTokenWhileEmpty(services.store, hashSecret(token))) ? token : null;
 }
 
+/** How long stopping waits for answers still being sent before it cuts their connections. */
+const CLOSE_GRACE_MS = 5_000;
+
 export interface RunningServer {
   app: FastifyInstance;
   services: Services;
@@ -134,7 +137,13 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
         await calendarSync.stop();
         // Open documents are written back before the vaults close.
         await collab.close();
-        await built.close();
+        // Answers under way get a grace period; a client that stopped reading one (a large download) would hold close() forever.
+        const cut = setTimeout(() => built.server.closeAllConnections(), CLOSE_GRACE_MS);
+        try {
+          await built.close();
+        } finally {
+          clearTimeout(cut);
+        }
         await services.jobs?.close();
         await indexing;
         await services.vaults.close();
