@@ -6,7 +6,7 @@
  * written out a few lines at a time without stalling the event loop, and
  * read back line by line; then the links' integers as raw bytes:
  *
- *   {"format":"quire-home-index","version":5}
+ *   {"format":"quire-home-index","version":5,"byteOrder":"LE"}
  *   ["f", path, stat]            one per non-note file
  *   ["s", string, ...]           strings the next lines refer to by number
  *   ["n", path, stat, facts, claimedAt | null, derivedId]   one per note; claimedAt
@@ -59,7 +59,7 @@ export type SnapshotRecord =
   | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts; claimedAt?: number; linkAt: number; derived: string };
 
 export function headerLine(): string {
-  return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION });
+  return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION, byteOrder: BYTE_ORDER });
 }
 
 export function fileLine(path: string, stat: FileStat): string {
@@ -146,6 +146,10 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
       `Index snapshot version ${String(header['version'])} is not ${INDEX_SNAPSHOT_VERSION}; rebuild the index`,
     );
   }
+  // A data folder copied to a machine of the other byte order: its integers would read as other numbers.
+  if (header['byteOrder'] !== BYTE_ORDER) {
+    throw new IndexSnapshotError('index_snapshot_byte_order', `Index snapshot byte order ${String(header['byteOrder'])} is not this machine's (${BYTE_ORDER}); rebuild the index`);
+  }
   if (data.length < nl + 1 + 12) throw malformed();
   const view = new DataView(data.buffer, data.byteOffset, data.length);
   const numCount = view.getUint32(data.length - 12, NATIVE_LE);
@@ -223,8 +227,9 @@ function decodeStat(x: unknown): FileStat {
 }
 
 const TASK_WIDTH = 7;
-/** The integers at the end are in the machine's byte order (typed arrays'): the snapshot never leaves it. */
+/** The integers at the end are in the machine's byte order (typed arrays'); the header names it, and a snapshot of the other order is rebuilt. */
 const NATIVE_LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const BYTE_ORDER = NATIVE_LE ? 'LE' : 'BE';
 /** The shape of `derivedId` (ids.ts). */
 const DERIVED_ID = /^p[0-9a-f]{16}$/;
 /** Integers per link in LinkTable's columns. */

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
 import { decodeFacts, encodeFacts, snapshotTail, splitSnapshot, StringTable } from '../../src/index/snapshot.js';
@@ -49,7 +50,7 @@ describe('snapshot', () => {
     const snap = idx.toSnapshot();
     const parts = splitSnapshot(snap);
     const lines = parts.text.trimEnd().split('\n');
-    expect(JSON.parse(lines[0]!)).toEqual({ format: 'quire-home-index', version: INDEX_SNAPSHOT_VERSION });
+    expect(JSON.parse(lines[0]!)).toEqual({ format: 'quire-home-index', version: INDEX_SNAPSHOT_VERSION, byteOrder: os.endianness() });
     expect(lines.filter((l) => !l.startsWith('["s"'))).toHaveLength(1 + idx.noteCount + idx.fileCount);
     // The queries above resolved every link: the resolutions are stored, one per link.
     expect(parts.resolutions!.length * 5).toBe(parts.nums.length);
@@ -113,6 +114,7 @@ describe('snapshot', () => {
     ['an unknown version', bytes((s) => s.replace(/"version":\d+/, '"version":999')), 'index_snapshot_version'],
     ['the previous version (text only)', () => Buffer.from('{"format":"quire-home-index","version":4}\n["f","a.png",[1,2,"",null,null]]\n'), 'index_snapshot_version'],
     ['another format', bytes((s) => s.replace('quire-home-index', 'x')), 'index_snapshot_invalid'],
+    ['the other byte order (a data folder copied across machines)', bytes((s) => s.replace(/"byteOrder":"(LE|BE)"/, (_m, o) => `"byteOrder":"${o === 'LE' ? 'BE' : 'LE'}"`)), 'index_snapshot_byte_order'],
     ['a malformed note', text((s) => s + '["n","a.md",[1,2,"e",null,null],[1,2],null,"p0123456789abcdef"]\n'), 'index_snapshot_invalid'],
     ['a note of the previous shape (no derived id)', text((s) => s + note('[0,0,null,null]').replace(',null,"p0123456789abcdef"]', ']')), 'index_snapshot_invalid'],
     ['a malformed derived id', text((s) => s + note('[0,0,null,null]').replace('"p0123456789abcdef"', '"x"')), 'index_snapshot_invalid'],
