@@ -271,15 +271,9 @@ export function parseShortcutQuickly(argv: readonly string[], catalog: readonly 
   const valued = new Map<string, string>([['--vault', 'vault'], ...flags.filter((f) => f.type !== 'boolean').map((f) => [`--${f.flag}`, camel(f.flag)] as [string, string])]);
   for (const x of s.extra ?? []) if (/ </.test(x.flags)) valued.set(x.flags.split(' ')[0]!, camel(x.flags.split(' ')[0]!.slice(2)));
   const switches = new Map<string, string>([['--json', 'json'], ['--verbose', 'verbose'], ['--confirm', 'confirm'], ...flags.filter((f) => f.type === 'boolean').map((f) => [`--${f.flag}`, camel(f.flag)] as [string, string])]);
-  const words: string[] = [];
   const opts: Record<string, Json> = {};
-  for (let i = 1; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (valued.has(a) && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) opts[valued.get(a)!] = argv[++i];
-    else if (switches.has(a)) opts[switches.get(a)!] = true;
-    else if (a.startsWith('-')) return null;
-    else words.push(a);
-  }
+  const words = readArgs(argv, 1, valued, switches, opts);
+  if (!words) return null;
   const wanted = s.args.split(' ').filter((w) => w.startsWith('<')).length;
   const many = s.args.includes('...');
   const optional = s.args.split(' ').filter((w) => w.startsWith('[')).length;
@@ -289,6 +283,19 @@ export function parseShortcutQuickly(argv: readonly string[], catalog: readonly 
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** The words of `argv` from `from` on, with its known flags put in `opts`; null at any other flag (commander reads those). */
+function readArgs(argv: readonly string[], from: number, valued: Map<string, string>, switches: Map<string, string>, opts: Record<string, Json>): string[] | null {
+  const words: string[] = [];
+  for (let i = from; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (valued.has(a) && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) opts[valued.get(a)!] = argv[++i]!;
+    else if (switches.has(a)) opts[switches.get(a)!] = true;
+    else if (a.startsWith('-')) return null;
+    else words.push(a);
+  }
+  return words;
+}
+
 /** `action run NAME` on a vault with its plain flags (--input JSON, --confirm, --json, --verbose); null otherwise, as above. */
 function parseActionRunQuickly(argv: readonly string[]) {
   if (argv[1] !== 'run') return null;
@@ -296,15 +303,8 @@ function parseActionRunQuickly(argv: readonly string[]) {
   const switches = new Map([['--json', 'json'], ['--verbose', 'verbose'], ['--confirm', 'confirm']]);
   // commander's default for --input.
   const opts: Record<string, Json> = { input: '{}' };
-  const words: string[] = [];
-  for (let i = 2; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (valued.has(a) && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) opts[valued.get(a)!] = argv[++i];
-    else if (switches.has(a)) opts[switches.get(a)!] = true;
-    else if (a.startsWith('-')) return null;
-    else words.push(a);
-  }
-  if (!opts.vault || words.length !== 1) return null;
+  const words = readArgs(argv, 2, valued, switches, opts);
+  if (!words || !opts.vault || words.length !== 1) return null;
   return { action: words[0]!, opts };
 }
 
