@@ -309,10 +309,11 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
     await step();
     tick();
   }
-  const fetched = await multiget(dav, url, [...toFetch, ...toConflict, ...toFetchLate]);
+  const toPull = [...new Set([...toFetch, ...toFetchLate, ...toConflict])];
+  const fetched = await multiget(dav, url, toPull);
   const conflictSet = new Set(toConflict);
   // A few writes in flight: the Home prepares (writes and syncs) each temp file outside its writer lock, so they overlap.
-  await inParallel([...new Set([...toFetch, ...toFetchLate, ...toConflict])], PULL_CONCURRENCY, async (href) => {
+  await inParallel(toPull, PULL_CONCURRENCY, async (href) => {
     const got = fetched.get(href);
     if (!got) return;
     const uid = uidOf(got.data) ?? href;
@@ -322,17 +323,15 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
     const current = files.get(path);
     const localEdited = current && (!item || current.etag !== item.local) && current.text !== got.data;
     try {
-      if (localEdited || conflictSet.has(href)) {
-        if (current && current.text !== got.data) {
-          // Keep the local version as its own event, then let the remote one take the file.
-          const copy = conflictCopy(current.text, uid, now);
-          const copyPath = eventPathIn(calendarId, copy.uid);
-          const localEtag = await writeMirrorEvent(scope, copyPath, copy.text, null);
-          const sent = await pushNew(copy.text, copy.uid);
-          items[sent.href] = { etag: sent.etag, path: copyPath, local: localEtag };
-          tracked.add(copyPath);
-          counts.conflicts++;
-        }
+      if ((localEdited || conflictSet.has(href)) && current && current.text !== got.data) {
+        // Keep the local version as its own event, then let the remote one take the file.
+        const copy = conflictCopy(current.text, uid, now);
+        const copyPath = eventPathIn(calendarId, copy.uid);
+        const localEtag = await writeMirrorEvent(scope, copyPath, copy.text, null);
+        const sent = await pushNew(copy.text, copy.uid);
+        items[sent.href] = { etag: sent.etag, path: copyPath, local: localEtag };
+        tracked.add(copyPath);
+        counts.conflicts++;
       }
       const local = current && current.text === got.data ? current.etag : await writeMirrorEvent(scope, path, got.data, current?.etag ?? null);
       items[href] = { etag: got.etag, path, local } satisfies SyncItem;
