@@ -4,10 +4,10 @@
  */
 import { loadConfig } from '../src/core/config.js';
 import { openServices } from '../src/server.js';
+import { findUserByName } from '../src/store/users.js';
 import { addUser, issueAdminToken } from '../src/surfaces/cli/admin.js';
 
 export async function benchOwner(dataDir: string, username: string) {
   const services = await openServices(loadConfig({ dataDir }));
-  const exists = services.store.snapshot().users.some((u) => u.username === username);
-  return exists ? issueAdminToken(services, username) : addUser(services, { username, role: 'owner' });
+  return findUserByName(services.store, username) ? issueAdminToken(services, username) : addUser(services, { username, role: 'owner' });
 }
