@@ -118,15 +118,17 @@ export async function findNote(call: Call, name: string): Promise<{ id: string; 
 
 // ---- how answers read -------------------------------------------------------
 
-function noteLines(items: Json[], io: Io): void {
-  for (const n of items) {
+function more(value: Json, io: Io): void {
+  if (value.next_cursor) io.out(`… more: add --cursor ${value.next_cursor}`);
+}
+
+/** A page of notes, one a line (its title too when the file name does not say it), and how to ask for the next page. */
+function notePage(value: Json, io: Io): void {
+  for (const n of value.items as Json[]) {
     const base = String(n.path).replace(/^.*\//, '').replace(/\.md$/i, '');
     io.out(n.title && n.title !== base ? `${n.path}  ${n.title}` : n.path);
   }
-}
-
-function more(value: Json, io: Io): void {
-  if (value.next_cursor) io.out(`… more: add --cursor ${value.next_cursor}`);
+  more(value, io);
 }
 
 function localNow(): { now: string; timezone: string } {
@@ -145,10 +147,7 @@ export const SHORTCUTS: Shortcut[] = [
     action: 'notes_search',
     bound: ['query.q'],
     run: (call, words, input) => call('notes_search', merge(input, { query: { q: words.join(' ') } })),
-    print: (v, io) => {
-      noteLines(v.items, io);
-      more(v, io);
-    },
+    print: notePage,
   },
   {
     command: 'notes',
@@ -156,10 +155,7 @@ export const SHORTCUTS: Shortcut[] = [
     action: 'notes_list',
     bound: ['query.path'],
     run: (call, [path], input) => call('notes_list', merge(input, path ? { query: { path } } : {})),
-    print: (v, io) => {
-      noteLines(v.items, io);
-      more(v, io);
-    },
+    print: notePage,
   },
   {
     command: 'show',
@@ -194,10 +190,7 @@ export const SHORTCUTS: Shortcut[] = [
     action: 'by_tag',
     bound: ['path.tag'],
     run: (call, [tag], input) => call('by_tag', merge(input, { path: { tag: tag!.replace(/^#/, '') } })),
-    print: (v, io) => {
-      noteLines(v.items, io);
-      more(v, io);
-    },
+    print: notePage,
   },
   {
     command: 'today',
