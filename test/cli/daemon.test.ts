@@ -5,7 +5,7 @@
  * under one writer lock per folder shared with `quire serve --vault`, and
  * leaves nothing in the vault.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writerLocksDir } from '../../src/surfaces/client/user-dirs.js';
 import { daemonFiles, request } from '../../src/surfaces/daemon/protocol.js';
 import { writerLockFile } from '../../src/vault/lock.js';
-import { QUIRE_BIN, runCli } from '../helpers/cli.js';
+import { runCli, spawnServe } from '../helpers/cli.js';
 import { alive, cliWorld, treeOf, until } from './helpers.js';
 
 const world = cliWorld();
@@ -158,26 +158,8 @@ describe('the vault daemon', () => {
   });
 });
 
-function serve(vault: string): Promise<{ url: string; token: string }> {
-  const child = spawn(process.execPath, [QUIRE_BIN, 'serve', '--vault', vault, '--port', '0'], {
-    env: { ...process.env, QUIRE_DATA: '', QUIRE_PORT: '', ...world.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function serve(vault: string): Promise<{ url: string; token: string }> {
+  const { child, ready } = spawnServe(['--vault', vault, '--port', '0'], { env: world.env, untilIndexReady: true });
   children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`quire serve printed no token:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const url = /^url:\s+(\S+)$/m.exec(out)?.[1];
-      const token = /^token:\s+(\S+)$/m.exec(out)?.[1];
-      if (url && token && /index ready/.test(out)) {
-        clearTimeout(timer);
-        resolve({ url, token });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`quire serve exited with ${code}:\n${out}`)));
-  });
+  return ready;
 }

@@ -9,11 +9,11 @@
  * `index ready` line, which comes after the server listens, so a request
  * made then is answered from the index.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { QUIRE_BIN } from '../helpers/cli.js';
+import { spawnServe } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -61,28 +61,17 @@ it('serve --vault loads no heavy library before index ready, and answers from th
   fs.writeFileSync(path.join(vault, 'Ideas.md'), '# Ideas\n');
   const log = path.join(state, 'loaded.txt');
   fs.writeFileSync(log, '');
-  child = spawn(process.execPath, [QUIRE_BIN, 'serve', '--vault', vault, '--port', '0'], {
-    env: { ...process.env, QUIRE_DATA: '', QUIRE_PORT: '', XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
   let loadedAtReady: string[] | null = null;
-  const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`quire serve did not get ready:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d;
+  const started = spawnServe(['--vault', vault, '--port', '0'], {
+    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log },
+    untilIndexReady: true,
+    onOutput: (out) => {
       if (loadedAtReady === null && /^index ready/m.test(out)) loadedAtReady = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
-      const url = /^url:\s+(\S+)$/m.exec(out)?.[1];
-      const token = /^token:\s+(\S+)$/m.exec(out)?.[1];
-      if (loadedAtReady && url && token) {
-        clearTimeout(timer);
-        resolve({ url, token });
-      }
-    };
-    child!.stdout!.on('data', onData);
-    child!.stderr!.on('data', onData);
-    child!.once('exit', (code) => reject(new Error(`quire serve exited with ${code}:\n${out}`)));
+    },
   });
+  child = started.child;
+  const { url, token, out: printed } = await started.ready;
+  const out = printed();
 
   const loaded = loadedAtReady as unknown as string[];
   expect(loaded.some((u) => u.endsWith('/dist/vendor/sinclair-typebox.js'))).toBe(true);

@@ -5,7 +5,7 @@
  * admin user add --home` does the same for one user of an instance, refusing
  * folders that overlap the data folder or another Home.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { openServices, startServer } from '../../src/server.js';
 import { vaultServerDataDir } from '../../src/surfaces/client/user-dirs.js';
 import { addUser, homeRefusal } from '../../src/surfaces/cli/admin.js';
 import { serveVault } from '../../src/surfaces/cli/serve-vault.js';
-import { QUIRE_BIN, runCli } from '../helpers/cli.js';
+import { runCli, spawnServe } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
 
 const cleanup: Array<() => unknown> = [];
@@ -59,31 +59,10 @@ function treeOf(dir: string): string[] {
 }
 
 /** Starts `quire serve …` and waits for the URL and the token it prints. */
-function serve(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; token: string; out: () => string }> {
-  const child = spawn(process.execPath, [QUIRE_BIN, 'serve', ...args], {
-    env: { ...process.env, QUIRE_DATA: '', QUIRE_PORT: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function serve(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; token: string; out: () => string }> {
+  const { child, ready } = spawnServe(args, { env });
   cleanup.push(() => stop(child));
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`quire serve printed no token:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const url = /^url:\s+(\S+)$/m.exec(out)?.[1];
-      const token = /^token:\s+(\S+)$/m.exec(out)?.[1];
-      if (url && token) {
-        clearTimeout(timer);
-        resolve({ child, url, token, out: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`quire serve exited with ${code}:\n${out}`));
-    });
-  });
+  return { child, ...(await ready) };
 }
 
 function stop(child: ChildProcess): Promise<void> {
