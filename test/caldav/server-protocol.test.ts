@@ -9,13 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { eventually } from '../helpers/wait.js';
+import { ics } from '../helpers/ics.js';
 
 let inst: TestInstance;
 let token: string;
 let password: string;
-
-const ics = (uid: string, lines: string[]) =>
-  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', ...lines, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
 
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startInstance, tempDir, type TestInstance } from '../helpers/instance.js';
+import { ics } from '../helpers/ics.js';
 
 const run = promisify(execFile);
 let inst: TestInstance;
@@ -17,9 +18,6 @@ const work = tempDir('quire-dav-vdirsyncer-');
 const dir = path.join(work, 'pair');
 const local = path.join(dir, 'local');
 const config = path.join(dir, 'config');
-
-const ics = (uid: string, lines: string[]) =>
-  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', ...lines, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
 
 const env = () => ({ ...process.env, HOME: work });
 

@@ -8,14 +8,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startInstance, tempDir, type TestInstance } from '../helpers/instance.js';
+import { ics } from '../helpers/ics.js';
 
 const run = promisify(execFile);
 let inst: TestInstance;
 let token: string;
 const work = tempDir('quire-vdirsyncer-');
-
-const ics = (uid: string, lines: string[]) =>
-  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', ...lines, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
 
 async function vdirsyncer(config: string, ...args: string[]) {
   return run('vdirsyncer', ['-c', config, ...args], { timeout: 60_000, env: { ...process.env, HOME: work } });

@@ -6,13 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { ics } from '../helpers/ics.js';
 
 let inst: TestInstance;
 let token: string;
 let home: string;
 
-const ics = (uid: string, lines: string[]) =>
-  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', ...lines, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
 const read = (p: string) => fs.readFileSync(path.join(home, p), 'utf8');
 
 let annId: string;

@@ -9,11 +9,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Vault } from '../../src/vault/vault.js';
 import * as views from '../../src/calendar/views.js';
+import { calendarWith } from '../helpers/ics.js';
 import { tempDir } from '../helpers/instance.js';
 
 let vault: Vault;
 let scope: any;
-const ics = (lines: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:t', 'BEGIN:VEVENT', ...lines, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+const ics = (lines: string[]) => calendarWith(lines, 't');
 
 beforeAll(async () => {
   const home = tempDir();
