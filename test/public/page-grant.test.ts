@@ -4,10 +4,9 @@
  * the link is revoked or the grant expires; a forged, expired or foreign grant, or a cookie
  * holding the password itself, opens nothing.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from '../../src/core/config.js';
+import { findLinkBySlug } from '../../src/public/link-store.js';
 import { issuePageGrant, PAGE_GRANT_TTL_MS } from '../../src/public/page-token.js';
 import { startPublicRig, type PublicRig } from './fixture.js';
 
@@ -35,24 +34,6 @@ async function signIn(slug: string, password: string) {
 
 const page = (slug: string, cookie: string) => fetch(`${rig.inst.url}/p/${slug}`, { headers: { cookie: `quire_public=${cookie}` } });
 const api = (slug: string, cookie: string) => fetch(`${rig.inst.url}/api/v1/public/${slug}/download?path=data.txt`, { headers: { cookie: `quire_public=${cookie}` } });
-
-/** The stored record of a link, wherever the sidecar keeps the array. */
-function findRecord(data: unknown, id: string): Record<string, unknown> | null {
-  if (Array.isArray(data)) {
-    for (const x of data) {
-      const r = findRecord(x, id);
-      if (r) return r;
-    }
-  } else if (data && typeof data === 'object') {
-    const o = data as Record<string, unknown>;
-    if (o.id === id && 'password_hash' in o) return o;
-    for (const v of Object.values(o)) {
-      const r = findRecord(v, id);
-      if (r) return r;
-    }
-  }
-  return null;
-}
 
 const folderLink = (password: string) => rig.link({ target: { kind: 'folder', path: 'Share' }, permissions: { view: true, download: true }, password });
 
@@ -98,10 +79,9 @@ describe('the page grant', () => {
     // A body naming a later expiry, with the old signature.
     const claims = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
     const extended = `qpage_${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 1e9 })).toString('base64url')}.${sig}`;
-    const stateDir = paths.state({ dataDir: rig.inst.dataDir } as Parameters<typeof paths.state>[0]);
-    const sidecar = JSON.parse(fs.readFileSync(path.join(stateDir, 'sidecar.json'), 'utf8'));
-    const record = findRecord(sidecar, l.id);
-    const link = { id: l.id, password_hash: record!.password_hash as string };
+    const { services } = rig.inst.server;
+    const stateDir = paths.state(services.config);
+    const link = { id: l.id, password_hash: findLinkBySlug(services.store, l.slug)!.password_hash! };
     // Signed with the server's key for this link and its hash: only the expiry is wrong.
     expect((await page(l.slug, issuePageGrant(stateDir, link, Date.now()))).status).toBe(200);
     const expired = issuePageGrant(stateDir, link, Date.now() - PAGE_GRANT_TTL_MS - 1000);
