@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ics } from '../helpers/ics.js';
 import { freePort, stopProcess } from '../helpers/processes.js';
 
 export interface Radicale {
@@ -58,5 +59,5 @@ export function mkcalendar(name: string): string {
 }
 
 export function vevent(uid: string, summary: string, day = '20260310'): string {
-  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', `DTSTART:${day}T090000Z`, `DTEND:${day}T100000Z`, `SUMMARY:${summary}`, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+  return ics(uid, [`DTSTART:${day}T090000Z`, `DTEND:${day}T100000Z`, `SUMMARY:${summary}`]);
 }
