@@ -22,6 +22,7 @@ import path from 'node:path';
 import { AppError } from '../core/errors.js';
 import { fsError, pathError, show } from './errors.js';
 import { isForeignSettingsSegment, isVcsSegment, TEMP_MARKER } from './ignore.js';
+import { isInside } from './walk.js';
 
 /** Longest file or folder name, in UTF-8 bytes (ext4, APFS, NTFS: 255). */
 export const MAX_SEGMENT_BYTES = 255;
@@ -156,10 +157,6 @@ function segmentAt(rel: string, index: number): string {
   const start = rel.lastIndexOf('/', index - 1) + 1;
   const end = rel.indexOf('/', index);
   return rel.slice(start, end === -1 ? undefined : end);
-}
-
-function isInside(rootReal: string, p: string): boolean {
-  return p === rootReal || p.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
 }
 
 function errCode(e: unknown): string | undefined {

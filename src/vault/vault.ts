@@ -18,7 +18,7 @@ import { etagOf } from './etag.js';
 import { Home, type HomeEvent } from './home.js';
 import { isIgnoredPath } from './ignore.js';
 import { PARALLEL_MIN, ScanPool, scanInline, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
-import { walkTree, type WalkedFile } from './walk.js';
+import { isInside, walkTree, type WalkedFile } from './walk.js';
 import type { HomeWatcher, WatchChange, WatcherStats } from './watcher.js';
 
 export interface VaultProgress {
@@ -70,10 +70,6 @@ interface FoundFile {
   birthtimeMs: number;
   /** Reached through a symlink to a file (followSymlinks only): opened following the link. */
   link: boolean;
-}
-
-function isInside(rootReal: string, real: string): boolean {
-  return real === rootReal || real.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
 }
 
 /** The Home's files, found by `walkTree` (src/vault/walk.ts). */

@@ -61,6 +61,11 @@ function lstatOrNull(abs: string): fs.Stats | null {
   }
 }
 
+/** Whether the real path `real` is `rootReal` or under it. */
+export function isInside(rootReal: string, real: string): boolean {
+  return real === rootReal || real.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
+}
+
 /** What a link out of the Home leads to (stat of its target); null for a link inside it, a dangling link or a loop. */
 function outsideTarget(abs: string, rootAbs: string): fs.Stats | null {
   let real: string;
@@ -69,8 +74,7 @@ function outsideTarget(abs: string, rootAbs: string): fs.Stats | null {
   } catch {
     return null;
   }
-  const prefix = rootAbs.endsWith(path.sep) ? rootAbs : rootAbs + path.sep;
-  if (real === rootAbs || real.startsWith(prefix)) return null;
+  if (isInside(rootAbs, real)) return null;
   try {
     return fs.statSync(real);
   } catch {
