@@ -14,6 +14,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { ActionOutcome } from '../../actions/reply.js';
+import type { RawInput } from '../../actions/validate.js';
 import { toAppError } from '../../core/errors.js';
 import { LocalTransport } from '../client/local.js';
 import type { Transport } from '../client/transport.js';
@@ -101,11 +103,14 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     idleLeftSeconds: Math.max(0, Math.round((lastRequest + idleMs - Date.now()) / 1000)),
   });
 
-  const settled = async (t: LocalTransport): Promise<void> => {
+  /** An action called on the index once the watcher has nothing pending: every answer sees the edits made before it. */
+  const freshCall = async (action: Parameters<LocalTransport['call']>[0], input: RawInput): Promise<ActionOutcome> => {
+    const t = await opening;
     // Events the kernel queued before the request arrived are read in this loop turn; let them be marked first.
     await new Promise((r) => setImmediate(r));
     const until = Date.now() + SETTLE_LIMIT_MS;
     while (!(t.vaults.vault.watcherStats()?.idle ?? true) && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
+    return t.call(action, input);
   };
 
   /** A whole command from the thin client, read and printed as the in-process command line does; left to the full command line when this daemon cannot answer it alike. */
@@ -126,13 +131,8 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     const io = { out: (s: string) => output.push([1, s + '\n']), err: (s: string) => output.push([2, s + '\n']) };
     const transportFor = async (opts: { verbose?: boolean }): Promise<Transport> => {
       if (opts.verbose) io.err(`vault daemon: the running one for ${vault} answered the whole command (thin client)`);
-      const t = await opening;
-      return {
-        call: async (action, input) => {
-          await settled(t);
-          return t.call(action, input);
-        },
-      };
+      await opening;
+      return { call: freshCall };
     };
     let code: number;
     try {
@@ -150,10 +150,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
       setImmediate(() => void stop());
       return { ok: true, status: status() };
     }
-    const t = await opening;
-    await settled(t);
-    const outcome = await t.call({ name: req.action }, req.input ?? {});
-    return { ok: true, outcome: toWire(outcome) };
+    return { ok: true, outcome: toWire(await freshCall({ name: req.action }, req.input ?? {})) };
   };
 
   const server = net.createServer((conn) => {
