@@ -181,6 +181,13 @@ interface Pending {
   task: TaskRecord | null;
 }
 
+const eventPending = (e: Readable, o: Occurrence, start: number, rank: Map<Readable, number>): Pending =>
+  ({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
+const logPending = (l: LogItem, start: number, end: number): Pending =>
+  ({ k: KIND_ORDER.log, start, end, id: l.entry.blockId, n: 0, rank: 0, e: null, o: null, log: l, task: null });
+const taskPending = (t: TaskRecord, start: number): Pending =>
+  ({ k: KIND_ORDER.task, start, end: start, id: t.task_id ?? `${t.path}#L${t.line}`, n: 0, rank: 0, e: null, o: null, log: null, task: t });
+
 const jsonOf = (p: Pending, w: Window): string => (p.e ? occurrenceJson(p.e, p.o!, w.tz) : JSON.stringify(recordOf(p, w)));
 
 function recordOf(p: Pending, w: Window): Record<string, unknown> {
@@ -235,17 +242,17 @@ async function collect(scope: Scope, w: Window): Promise<{ pending: Pending[]; c
   const pending: Pending[] = [];
   const { rank } = index.timeline();
   occurrencesIn(index, new Set(shown.map((c) => c.id)), w, (e, o, start) => {
-    pending.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
+    pending.push(eventPending(e, o, start, rank));
   });
   for (const l of await logItems(scope, w.dates)) {
     const { start, end } = logRecord(l, w);
     if (!(start < w.to && (end > w.from || (end === start && start >= w.from)))) continue;
-    pending.push({ k: KIND_ORDER.log, start, end, id: l.entry.blockId, n: 0, rank: 0, e: null, o: null, log: l, task: null });
+    pending.push(logPending(l, start, end));
   }
   if (w.dates.length > 0) {
     for (const t of dueTasks(scope, w.dates[0]!, w.dates[w.dates.length - 1]!)) {
       const start = wallToInstant(w.tz, Date.parse(`${t.due}T00:00:00Z`));
-      pending.push({ k: KIND_ORDER.task, start, end: start, id: t.task_id ?? `${t.path}#L${t.line}`, n: 0, rank: 0, e: null, o: null, log: null, task: t });
+      pending.push(taskPending(t, start));
     }
   }
   pending.sort(comparePending);
@@ -306,6 +313,9 @@ export async function rangeWhole(scope: Scope, w: Window): Promise<Answer> {
 
 const COMMA = Buffer.from(',');
 
+/** A part holding `list` (sorted) as JSON items. */
+const partOf = (list: Pending[], w: Window, usable: boolean): Part => ({ json: Buffer.from(list.map((p) => jsonOf(p, w)).join(',')), count: list.length, usable });
+
 /**
  * calendar_range of a window of whole days, assembled from per-day parts kept
  * in the window cache: the JSON of the items starting on that local day in
@@ -351,10 +361,10 @@ async function rangeByDays(scope: Scope, w: Window): Promise<Answer | null> {
     const { rank } = index.timeline();
     const list: Pending[] = [];
     occurrencesIn(index, ids, { from: w.from, to: w.from + 1, tz: w.tz, dates: [] }, (e, o, start) => {
-      if (start < w.from) list.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
+      if (start < w.from) list.push(eventPending(e, o, start, rank));
     });
     list.sort(comparePending);
-    lead = { json: Buffer.from(list.map((p) => jsonOf(p, w)).join(',')), count: list.length, usable: true };
+    lead = partOf(list, w, true);
     await parts.put([[leadKey, lead]]);
   }
   checkCount(got.reduce((sum, p) => sum + p!.count, lead.count));
@@ -388,22 +398,22 @@ async function buildDays(scope: Scope, w: Window, index: CalendarIndex, shown: S
   const dayOf = (t: number) => lowerBound(starts, t + 1) - 1;
   const { rank } = index.timeline();
   occurrencesIn(index, shown, { from: lo, to: hi, tz: w.tz, dates: [] }, (e, o, start) => {
-    if (start >= lo) buckets.get(dayOf(start))?.push({ k: KIND_ORDER.event, start, end: 0, id: e.ics.facts.uid, n: o.recurrenceId ?? 0, rank: rank.get(e)!, e, o, log: null, task: null });
+    if (start >= lo) buckets.get(dayOf(start))?.push(eventPending(e, o, start, rank));
   });
   const dayIndex = new Map(w.dates.map((d, i) => [d, i]));
   for (const l of await logItems(scope, missing.map((i) => w.dates[i]!))) {
     const i = dayIndex.get(l.date)!;
     const { start, end } = logRecord(l, w);
     if (start < starts[i]! || start >= ends[i]!) usable.set(i, false);
-    else buckets.get(i)!.push({ k: KIND_ORDER.log, start, end, id: l.entry.blockId, n: 0, rank: 0, e: null, o: null, log: l, task: null });
+    else buckets.get(i)!.push(logPending(l, start, end));
   }
   for (const t of dueTasks(scope, w.dates[missing[0]!]!, w.dates[missing[missing.length - 1]!]!)) {
     const i = dayIndex.get(t.due!)!;
-    buckets.get(i)?.push({ k: KIND_ORDER.task, start: starts[i]!, end: starts[i]!, id: t.task_id ?? `${t.path}#L${t.line}`, n: 0, rank: 0, e: null, o: null, log: null, task: t });
+    buckets.get(i)?.push(taskPending(t, starts[i]!));
   }
   return missing.map((i) => {
     const list = buckets.get(i)!.sort(comparePending);
-    return [i, { json: Buffer.from(list.map((p) => jsonOf(p, w)).join(',')), count: list.length, usable: usable.get(i)! }];
+    return [i, partOf(list, w, usable.get(i)!)];
   });
 }
 
