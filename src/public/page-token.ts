@@ -38,6 +38,12 @@ export function issuePageGrant(stateDir: string, link: { id: string; password_ha
 /** Whether a string is shaped as a grant (then it is never checked as a password). */
 export const isPageGrant = (s: string) => SHAPE.test(s);
 
+/**
+ * Whether an `X-Public-Password` value is a password sent to be checked, which counts against the
+ * sender's address when wrong; a grant is not a guess (it cannot be made without the key).
+ */
+export const isPasswordGuess = (value: unknown): value is string => typeof value === 'string' && !isPageGrant(value);
+
 /** True when `token` is a grant this server signed for this link and its current password, not expired. */
 export function pageGrantOpens(stateDir: string, token: string, link: { id: string; password_hash: string }, now: number): boolean {
   const m = SHAPE.exec(token);

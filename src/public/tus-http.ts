@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
-import { isPageGrant } from './page-token.js';
+import { isPasswordGuess } from './page-token.js';
 import { recordIpFailure } from './passwords.js';
 import { loadTusServer, tusRoute } from './tus-route.js';
 
@@ -43,8 +43,8 @@ export function registerFileDrop(app: FastifyInstance, services: Services): void
       .then(({ serveTus }) => serveTus(services, req.raw, res.raw, typeof password === 'string' ? password : undefined))
       .then(
         (status) => {
-          // A refused page grant is no password guess (it cannot be guessed without the key), as for the other visitor actions.
-          if (status === 401 && typeof password === 'string' && !isPageGrant(password)) recordIpFailure(req.ip);
+          // A refused page grant is no password guess, as for the other visitor actions.
+          if (status === 401 && isPasswordGuess(password)) recordIpFailure(req.ip);
         },
         (e) => {
           console.error('[quire] file drop:', e);

@@ -18,7 +18,7 @@ import type { Services } from '../core/services.js';
 import { paths } from '../core/config.js';
 import { locate, locateRel, openLink, readLocated, type OpenLink } from '../public/access.js';
 import { previewKind } from '../public/media.js';
-import { isPageGrant, issuePageGrant, PAGE_GRANT_TTL_MS } from '../public/page-token.js';
+import { isPageGrant, isPasswordGuess, issuePageGrant, PAGE_GRANT_TTL_MS } from '../public/page-token.js';
 import { ipWait, passwordRequired, recordIpFailure } from '../public/passwords.js';
 import { breadcrumb, escapeHtml as esc, noteHtml } from '../public/render.js';
 import { entries, listLinkedNotes, resolverFor } from '../public/visitor.js';
@@ -74,7 +74,7 @@ function installPublicHooks(app: FastifyInstance): void {
       const c = cookieOf(req);
       if (c !== undefined) req.headers['x-public-password'] = c;
     }
-    if (guess(req)) {
+    if (isPasswordGuess(req.headers['x-public-password'])) {
       const wait = ipWait(req.ip);
       if (wait > 0) {
         const err = tooManyFromHere(wait);
@@ -84,15 +84,9 @@ function installPublicHooks(app: FastifyInstance): void {
     done();
   });
   app.addHook('onResponse', (req: FastifyRequest, res: FastifyReply, done: () => void) => {
-    if (res.statusCode === 401 && req.url.startsWith(API_PREFIX) && guess(req)) recordIpFailure(req.ip);
+    if (res.statusCode === 401 && req.url.startsWith(API_PREFIX) && isPasswordGuess(req.headers['x-public-password'])) recordIpFailure(req.ip);
     done();
   });
-}
-
-/** A password sent to be checked (a grant is not one). */
-function guess(req: FastifyRequest): boolean {
-  const p = req.headers['x-public-password'];
-  return p !== undefined && !(typeof p === 'string' && isPageGrant(p));
 }
 
 const tooManyFromHere = (wait: number) =>
