@@ -479,8 +479,8 @@ export class HomeIndex {
       starts.push(r.linkAt);
     }
     if (res !== null) {
-      // One record per path: a snapshot this build wrote names each once.
-      if (new Set(paths).size !== paths.length) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot names a path twice');
+      // One record per path: a snapshot this build wrote names each once (the two maps hold each path once, in one of them).
+      if (idx.filesByPath.size + idx.notesByPath.size !== paths.length) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot names a path twice');
       try {
         idx.graph.restore(notes, starts, res, paths);
       } catch (e) {
