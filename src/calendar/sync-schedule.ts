@@ -4,9 +4,8 @@
  * another (the machine's cores serve requests meanwhile). A failure is recorded on the account
  * or subscription (`last_error`) and the next one still runs. Wired by the server's start-up.
  */
-import type { Caller } from '../accounts/caller.js';
+import { ownerScope } from '../collab/owner.js';
 import type { Services } from '../core/services.js';
-import type { Scope } from '../notes/access.js';
 import { allSubscriptions, enabledAccounts } from './account-store.js';
 import { runAccountSync } from './account.js';
 import { refreshSubscription } from './subscription.js';
@@ -14,12 +13,6 @@ import { refreshSubscription } from './subscription.js';
 export function scheduleMinutes(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.QUIRE_CALENDAR_SYNC_MINUTES ?? 15);
   return Number.isFinite(n) && n >= 0 ? n : 15;
-}
-
-async function scopeOf(services: Services, userId: string): Promise<Scope> {
-  const caller = { userId, homePrefix: null } as Caller;
-  const { vault, quotaBytes } = await services.vaults.forCaller(caller);
-  return { vault, index: await vault.whenReady(), quotaBytes, prefix: null };
 }
 
 export class CalendarSyncSchedule {
@@ -45,14 +38,14 @@ export class CalendarSyncSchedule {
     const { store, config } = this.services;
     for (const a of enabledAccounts(store)) {
       try {
-        await runAccountSync(config, store, await scopeOf(this.services, a.user_id), a);
+        await runAccountSync(config, store, await ownerScope(this.services, a.user_id), a);
       } catch (e) {
         this.log(`calendar sync of account ${a.id} failed: ${(e as Error).message}`);
       }
     }
     for (const s of allSubscriptions(store)) {
       try {
-        await refreshSubscription({ store, config, userId: s.user_id }, await scopeOf(this.services, s.user_id), s.id);
+        await refreshSubscription({ store, config, userId: s.user_id }, await ownerScope(this.services, s.user_id), s.id);
       } catch (e) {
         this.log(`calendar subscription ${s.id} refresh failed: ${(e as Error).message}`);
       }
