@@ -11,20 +11,17 @@
  * The server runs in its own process (bench/collab-server.ts); the clients all run here, so on a
  * small machine their own work (50 documents applying every update) is part of the figure.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { performance as perf } from 'node:perf_hooks';
-import { benchScript, parseArgs, sleep } from './lib.js';
+import { parseArgs, serverChild, sleep } from './lib.js';
 
 interface Server {
-  child: ChildProcess;
   url: string;
   token: string;
   rss(): Promise<number>;
@@ -34,32 +31,14 @@ interface Server {
 
 async function startCollabServer(dataDir: string, notes: number): Promise<Server> {
   const nodeArgs = (process.env.QUIRE_BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...benchScript('collab-server.ts'), '--data', dataDir, '--notes', String(notes)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const results: Array<(v: any) => void> = [];
-  readline.createInterface({ input: child.stdout! }).on('line', (l) => {
-    if (l.startsWith('@@RESULT ')) results.shift()?.(JSON.parse(l.slice(9)));
-  });
-  const next = () => new Promise<any>((r) => results.push(r));
-  const first = await next();
+  const s = await serverChild<{ url: string; token: string }>('collab-server.ts', ['--data', dataDir, '--notes', String(notes)], nodeArgs);
+  const stats = () => s.ask<{ rss: number; busyMs: number }>('rss');
   return {
-    child,
-    url: first.url,
-    token: first.token,
+    ...s.first,
     /** The server's event-loop busy time so far, ms. */
-    async elu() {
-      const r = next();
-      child.stdin!.write('rss\n');
-      return (await r).busyMs;
-    },
-    async rss() {
-      const r = next();
-      child.stdin!.write('rss\n');
-      return (await r).rss;
-    },
-    async close() {
-      child.stdin!.write('close\n');
-      await new Promise((r) => child.once('exit', r));
-    },
+    elu: async () => (await stats()).busyMs,
+    rss: async () => (await stats()).rss,
+    close: s.close,
   };
 }
 

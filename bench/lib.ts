@@ -1,7 +1,8 @@
 /** Small helpers shared by the benchmark scripts. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /** Where the running bench scripts are: dist-bench/bench/ when built (`npm run bench`), bench/ when run from source. */
@@ -119,3 +120,39 @@ export function runChild<T>(script: string, args: string[], nodeArgs: string[] =
 }
 
 export class ChildTimeout extends Error {}
+
+/** A benchmark server kept running in its own process (see serverChild). */
+export interface ServerChild<T> {
+  child: ChildProcess;
+  /** What the process emitted once it was ready. */
+  first: T;
+  /** Writes `cmd` as a line to the process's stdin; resolves with the next object it emits. */
+  ask<R>(cmd: string): Promise<R>;
+  /** Asks the process to `close` and waits until it has exited. */
+  close(): Promise<void>;
+}
+
+/** Starts `node [nodeArgs] <script> [args]`, a server that answers lines on stdin with emitted objects, and waits for its first. */
+export async function serverChild<T>(script: string, args: string[], nodeArgs: string[] = []): Promise<ServerChild<T>> {
+  const child = spawn(process.execPath, [...nodeArgs, ...benchScript(script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting: Array<(v: any) => void> = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (l) => {
+    if (l.startsWith('@@RESULT ')) waiting.shift()?.(JSON.parse(l.slice('@@RESULT '.length)));
+  });
+  const next = () => new Promise<any>((r) => waiting.push(r));
+  const first = (await next()) as T;
+  return {
+    child,
+    first,
+    ask: (cmd) => {
+      const r = next();
+      child.stdin!.write(`${cmd}\n`);
+      return r;
+    },
+    close: () =>
+      new Promise((r) => {
+        child.once('exit', () => r());
+        child.stdin!.write('close\n');
+      }),
+  };
+}

@@ -6,15 +6,14 @@
  * of RSS growth.
  *   tsx bench/public-upload.ts [--mb 1024]      (also a section of npm run bench)
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Upload } from 'tus-js-client';
-import { benchScript, mb, parseArgs, round } from './lib.js';
+import { mb, parseArgs, round, serverChild } from './lib.js';
 
 const RUNS = 3;
 
@@ -26,25 +25,8 @@ interface Server {
 }
 
 async function startServer(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, [...benchScript('public-upload-server.ts'), '--data', dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const waiting: Array<(v: any) => void> = [];
-  readline.createInterface({ input: child.stdout! }).on('line', (l) => {
-    if (l.startsWith('@@RESULT ')) waiting.shift()?.(JSON.parse(l.slice('@@RESULT '.length)));
-  });
-  const first = await new Promise<{ url: string; slug: string }>((r) => waiting.push(r));
-  return {
-    ...first,
-    ask: (cmd) =>
-      new Promise((r) => {
-        waiting.push(r);
-        child.stdin!.write(`${cmd}\n`);
-      }),
-    close: () =>
-      new Promise((r) => {
-        child.once('exit', () => r());
-        child.stdin!.write('close\n');
-      }),
-  };
+  const s = await serverChild<{ url: string; slug: string }>('public-upload-server.ts', ['--data', dataDir]);
+  return { ...s.first, ask: (cmd) => s.ask(cmd), close: s.close };
 }
 
 function makeFile(file: string, bytes: number): void {
