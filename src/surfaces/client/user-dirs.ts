@@ -23,6 +23,8 @@ export function vaultKey(root: string): string {
 const home = (env: NodeJS.ProcessEnv) => env.HOME || os.homedir();
 /** XDG base directories must be absolute; a relative value is ignored (as the specification says). */
 const xdg = (value: string | undefined, fallback: string) => (value && path.isAbsolute(value) ? value : fallback);
+/** `$XDG_STATE_HOME/quire` (default `~/.local/state/quire`). */
+const quireState = (env: NodeJS.ProcessEnv) => path.join(xdg(env.XDG_STATE_HOME, path.join(home(env), '.local', 'state')), 'quire');
 
 /** `$XDG_CACHE_HOME/quire/vaults/<key>` (default `~/.cache/quire/vaults/<key>`): safe to delete at any time. */
 export function localCacheDir(root: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -31,10 +33,10 @@ export function localCacheDir(root: string, env: NodeJS.ProcessEnv = process.env
 
 /** `$XDG_STATE_HOME/quire/<key>` (default `~/.local/state/quire/<key>`): the data folder of `quire serve --vault`. */
 export function vaultServerDataDir(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(xdg(env.XDG_STATE_HOME, path.join(home(env), '.local', 'state')), 'quire', vaultKey(root));
+  return path.join(quireState(env), vaultKey(root));
 }
 
 /** `$XDG_STATE_HOME/quire/locks` (default `~/.local/state/quire/locks`): one writer lock file per folder, shared by every Quire process of this user. */
 export function writerLocksDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(xdg(env.XDG_STATE_HOME, path.join(home(env), '.local', 'state')), 'quire', 'locks');
+  return path.join(quireState(env), 'locks');
 }
