@@ -90,9 +90,10 @@ export async function handleDav(services: Services, req: DavRequest): Promise<Da
     const caller = davCaller(services.store, req.headers.authorization, Date.now());
     let ctx = await davContext(services, caller);
     // A phone set up with the profile lists the calendar home first and needs a calendar to add
-    // events to: a Home without any gets the default one, as its first event through the API would.
+    // events to: a Home without any gets the default one, as its first event through the API would
+    // (the context's own list says whether there is one, so other requests do not list them again).
     const own = 'user' in target && target.user.toLowerCase() === caller.username.toLowerCase();
-    if (own && target.kind !== 'principal' && canWrite(caller) && (await ensureDefaultCalendar(ctx.scope))) ctx = await davContext(services, caller);
+    if (own && target.kind !== 'principal' && ctx.calendars.length === 0 && canWrite(caller) && (await ensureDefaultCalendar(ctx.scope))) ctx = await davContext(services, caller);
     const out = await route(ctx, target, req);
     out.headers.dav ??= DAV_HEADER;
     return out;
