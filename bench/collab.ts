@@ -19,7 +19,7 @@ import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/pro
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { performance as perf } from 'node:perf_hooks';
-import { parseArgs, serverChild, sleep } from './lib.js';
+import { mb, parseArgs, round, serverChild, sleep } from './lib.js';
 
 interface Server {
   url: string;
@@ -189,8 +189,6 @@ function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
-
 export interface CollabBenchResult {
   fanout: { clients: number; editsPerSecond: number; durationS: number; edits: number; deliveries: number; missing: number; p50: number; p99: number; max: number; clientBusy: number; serverBusy: number; ok: boolean };
   memory: { documents: number; idleMB: number; openMB: number; deltaMB: number; ok: boolean };
@@ -217,9 +215,9 @@ export async function runCollabBench(opts: { clients?: number; rate?: number; du
     socket.destroy();
     const memory = {
       documents,
-      idleMB: round1(idle / 1048576),
-      openMB: round1(withOpen / 1048576),
-      deltaMB: round1((withOpen - idle) / 1048576),
+      idleMB: mb(idle),
+      openMB: mb(withOpen),
+      deltaMB: mb(withOpen - idle),
       ok: withOpen - idle <= 150 * 1048576,
     };
     log(`collab memory: ${documents} open documents: RSS ${memory.idleMB} -> ${memory.openMB} MB (+${memory.deltaMB} MB; goal ≤ 150)`);
@@ -259,9 +257,9 @@ export async function runCollabBench(opts: { clients?: number; rate?: number; du
       edits,
       deliveries: latencies.length,
       missing: expected - latencies.length,
-      p50: round1(percentile(latencies, 0.5)),
-      p99: round1(percentile(latencies, 0.99)),
-      max: round1(latencies[latencies.length - 1] ?? NaN),
+      p50: round(percentile(latencies, 0.5), 1),
+      p99: round(percentile(latencies, 0.99), 1),
+      max: round(latencies[latencies.length - 1] ?? NaN, 1),
       clientBusy: Math.round(clientElu * 100),
       serverBusy: Math.round((serverElu / (durationS * 1000)) * 100),
       ok: percentile(latencies, 0.99) <= 50 && latencies.length === expected,
