@@ -101,12 +101,6 @@ function valuesOf(c: ICAL.Component, name: string): string[] {
 }
 
 /**
- * Parses one event file. `strict` (text from a client) refuses what the server
- * would not write: no VEVENT, several UIDs, other component kinds, a missing
- * DTSTART, unknown TZIDs. Files other programs wrote are read leniently (an
- * unknown TZID reads as floating time) but still need one UID and a DTSTART.
- */
-/**
  * Where an event ends. With DURATION, RFC 5545 (3.3.6, 3.8.5.3) counts weeks and days in
  * wall-clock time but hours, minutes and seconds as exact time; ical.js adds all of it to the
  * wall clock, so `PT1H` from 01:30 on a fall-back night would end two real hours later.
@@ -125,6 +119,12 @@ export function eventEnd(ev: ICAL.Event): ICAL.Time {
   return ICAL.Time.fromJSDate(new Date((end.toUnixTime() + exact) * 1000), true);
 }
 
+/**
+ * Parses one event file. `strict` (text from a client) refuses what the server
+ * would not write: no VEVENT, several UIDs, other component kinds, a missing
+ * DTSTART, unknown TZIDs. Files other programs wrote are read leniently (an
+ * unknown TZID reads as floating time) but still need one UID and a DTSTART.
+ */
 export function parseEvent(textIn: string, opts: { field: string; strict: boolean }): ParsedIcs {
   const { field, strict } = opts;
   const root = parseRoot(textIn, field);
