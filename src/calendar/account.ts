@@ -20,7 +20,7 @@ import {
   accountView, addAccount, getAccount, listAccounts, listSubscriptions, patchAccount, removeAccountRecord,
 } from './account-store.js';
 import { davOf, discoverCalendars, syncAccount, type SyncCounts } from './sync.js';
-import { removeSyncState, writeSyncState } from './sync-state.js';
+import { newCalendarState, removeSyncState, writeSyncState, type AccountSyncState } from './sync-state.js';
 import { createMirrorCalendar, freeCalendarId, patchMirrorMeta, removeMirrorCalendar } from './sync-mirror.js';
 import { refreshSubscription } from './subscription.js';
 
@@ -74,12 +74,12 @@ export async function connectAccount(config: Config, store: SidecarStore, scope:
     id, user_id: userId, endpoint, username: input.username, secret: sealSecret(config, input.password), enabled: true,
     integration_id: input.integrationId ?? null, calendars: [], created_ms: now, updated_ms: now, last_sync_ms: null, last_error: null,
   };
-  const state = { calendars: {} as Record<string, { href: string; ctag: null; syncToken: null; items: {} }> };
+  const state: AccountSyncState = { calendars: {} };
   for (const c of remote) {
     const calendarId = await freeCalendarId(scope, c.name);
     await createMirrorCalendar(scope, calendarId, { name: c.name, color: c.color }, { kind: 'caldav', id });
     rec.calendars.push({ calendar_id: calendarId, href: c.url, name: c.name });
-    state.calendars[calendarId] = { href: c.url, ctag: null, syncToken: null, items: {} };
+    state.calendars[calendarId] = newCalendarState(c.url);
   }
   await writeSyncState(config, id, state);
   return addAccount(store, rec);

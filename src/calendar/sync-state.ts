@@ -30,6 +30,9 @@ export interface AccountSyncState {
   calendars: Record<string, CalendarSyncState>;
 }
 
+/** A calendar not synced yet: every remote object is new. */
+export const newCalendarState = (href: string): CalendarSyncState => ({ href, ctag: null, syncToken: null, items: {} });
+
 const fileOf = (config: Config, accountId: string) => path.join(paths.state(config), 'calendar-sync', `${accountId}.json`);
 
 export async function readSyncState(config: Config, accountId: string): Promise<AccountSyncState> {

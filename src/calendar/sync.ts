@@ -18,7 +18,7 @@ import { guardedFetch } from '../core/outbound.js';
 import type { Scope } from '../notes/access.js';
 import type { CalendarAccountRecord } from '../store/schema.js';
 import type { CalendarSyncState, SyncItem } from './sync-state.js';
-import { readSyncState, writeSyncState } from './sync-state.js';
+import { newCalendarState, readSyncState, writeSyncState } from './sync-state.js';
 
 /** tsdav loads at the first sync or discovery, not when the server starts (docs/performance.md, "Start-up"). */
 const davLib = (): Promise<typeof Tsdav> => import('tsdav');
@@ -373,7 +373,7 @@ export async function syncAccount(config: Config, scope: Scope, account: Calenda
   const cals = account.calendars.filter((c) => !opts.onlyCalendarId || c.calendar_id === opts.onlyCalendarId);
   let i = 0;
   for (const c of cals) {
-    const s = (state.calendars[c.calendar_id] ??= { href: c.href, ctag: null, syncToken: null, items: {} });
+    const s = (state.calendars[c.calendar_id] ??= newCalendarState(c.href));
     const counts = await syncCalendar(dav, scope, c.calendar_id, s, (d, t) => opts.progress?.(i * 1000 + Math.round((d / Math.max(t, 1)) * 1000), cals.length * 1000));
     for (const k of Object.keys(total) as Array<keyof SyncCounts>) total[k] += counts[k];
     // An unchanged refresh writes nothing (the state of 2,000 events is ~300 KB).
