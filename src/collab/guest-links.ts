@@ -3,7 +3,8 @@
  * revoked, expired, stripped of `edit` or pointed elsewhere stops letting its guests in.
  */
 import type { SidecarStore } from '../store/sidecar.js';
-import { findLinkBySlug, ownerActive, type PublicLinkRecord } from '../public/link-store.js';
+import { liveLink } from '../public/access.js';
+import type { PublicLinkRecord } from '../public/link-store.js';
 import type { DocRef } from './doc-ref.js';
 
 /** The viewer of a guest ticket: the link's slug and the guest's id. */
@@ -11,9 +12,9 @@ export const guestViewer = (slug: string, guest: string) => `guest:${slug}/${gue
 
 /** The link behind a slug if it is live and lets guests edit a note; null otherwise. */
 export function editableLink(store: SidecarStore, slug: string, now: number): (PublicLinkRecord & { target: { kind: 'note' | 'canvas'; note_id: string } }) | null {
-  const link = findLinkBySlug(store, slug);
-  if (!link || link.revoked_at !== null || (link.expires_at !== null && link.expires_at <= now)) return null;
-  if (!link.permissions.edit || !ownerActive(store, link.user_id)) return null;
+  const live = liveLink(store, slug, now);
+  if ('dead' in live || !live.link.permissions.edit) return null;
+  const { link } = live;
   const t = link.target;
   return t.kind === 'note' || t.kind === 'canvas' ? (link as PublicLinkRecord & { target: typeof t }) : null;
 }

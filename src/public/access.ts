@@ -19,6 +19,7 @@ import type { Services } from '../core/services.js';
 import type { NoteEntry } from '../index/types.js';
 import { visible, type Scope } from '../notes/access.js';
 import { isIgnoredPath } from '../vault/ignore.js';
+import type { SidecarStore } from '../store/sidecar.js';
 import { validateRelPath } from '../vault/paths.js';
 import { findLinkBySlug, ownerActive, type PublicLinkRecord } from './link-store.js';
 import { isPageGrant, pageGrantOpens } from './page-token.js';
@@ -38,17 +39,39 @@ export interface OpenLink {
 
 const gone = (reason: string, message: string) => new AppError('not_found', message, { details: { reason } });
 
+type Dead = 'unknown_link' | 'revoked' | 'expired' | 'owner_unavailable';
+const DEAD: Record<Dead, string> = {
+  unknown_link: 'No such public link',
+  revoked: 'This public link was revoked by its owner',
+  expired: 'This public link has expired',
+  owner_unavailable: 'No such public link',
+};
+
+/**
+ * The link a slug names and its owner while the link is live (known, not revoked, not expired,
+ * its owner active), or why it is not. No password is looked at.
+ */
+export function liveLink(
+  store: SidecarStore,
+  slug: string,
+  now: number,
+): { link: PublicLinkRecord; owner: NonNullable<ReturnType<typeof ownerActive>> } | { dead: Dead } {
+  const link = findLinkBySlug(store, slug);
+  if (!link) return { dead: 'unknown_link' };
+  if (link.revoked_at !== null) return { dead: 'revoked' };
+  if (link.expires_at !== null && link.expires_at <= now) return { dead: 'expired' };
+  const owner = ownerActive(store, link.user_id);
+  return owner ? { link, owner } : { dead: 'owner_unavailable' };
+}
+
 /**
  * The link a visitor names, checked: 404 at once for an unknown, revoked or expired link or one
  * whose target is gone (before any password is looked at), then 401 `password_required` or 429.
  */
 export async function openLink(services: Services, slug: string, password: string | undefined, now = Date.now()): Promise<OpenLink> {
-  const link = findLinkBySlug(services.store, slug);
-  if (!link) throw gone('unknown_link', 'No such public link');
-  if (link.revoked_at !== null) throw gone('revoked', 'This public link was revoked by its owner');
-  if (link.expires_at !== null && link.expires_at <= now) throw gone('expired', 'This public link has expired');
-  const owner = ownerActive(services.store, link.user_id);
-  if (!owner) throw gone('owner_unavailable', 'No such public link');
+  const live = liveLink(services.store, slug, now);
+  if ('dead' in live) throw gone(live.dead, DEAD[live.dead]);
+  const { link, owner } = live;
   if (link.password_hash !== null) {
     // The page's cookie holds a signed grant, not the password: checked without scrypt or the failure limit (it cannot be guessed).
     if (password !== undefined && isPageGrant(password)) {
