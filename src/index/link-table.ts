@@ -101,16 +101,15 @@ export class LinkTable {
   }
 
   /**
-   * The scan's encoding, for a batch of notes crossing threads: the links'
-   * integers go to `nums` (the batch's, sent as one typed array, see
-   * scan-pool.ts) and the row keeps `[offset in nums, count, targets,
-   * extras]`, strings as numbers from `ref`. Nothing is decoded number by
-   * number on the other side: `fromColumns` takes a view of the batch's array.
+   * The columns encoding, for a batch of notes crossing threads and for a
+   * snapshot: the links' integers go to `nums` (one typed array per batch or
+   * snapshot, see scan-pool.ts and snapshot.ts), and their strings, as
+   * numbers from `ref`, to `strings` (-1 for none): the targets' one a link,
+   * the extras' three a slot. The row keeps `[offset in nums, count, null,
+   * [extras offset, length] | null]`. Nothing is decoded number by number
+   * on the other side: `fromColumns` takes a view of the integers.
    */
-  toColumns(ref: (s: string | null) => number | null, nums: NumsSink, strings?: StringSinks): unknown[] {
-    if (strings === undefined) return [nums.put(this.nums), this.length, this.targets.map(ref), this.extras === null ? null : this.extras.map(ref)];
-    // A snapshot: the strings' numbers go to sinks too (-1 for none), the targets' one a link,
-    // and the row has null for them and `[offset, length]` of the extras.
+  toColumns(ref: (s: string | null) => number | null, nums: NumsSink, strings: StringSinks): unknown[] {
     const refs = new Int32Array(this.length);
     for (let i = 0; i < refs.length; i++) refs[i] = ref(this.targets[i]!)!;
     strings.targets.put(refs);
@@ -123,12 +122,11 @@ export class LinkTable {
     return [nums.put(this.nums), this.length, null, extras];
   }
 
-  /** The inverse of `toColumns` (`strings`: the arrays its sinks made, if any); throws a TypeError on a malformed one. */
-  static fromColumns(x: unknown, nums: Int32Array, str: (n: unknown) => string | null, strings?: StringColumns): LinkTable {
+  /** The inverse of `toColumns` (`strings`: the arrays its sinks made); throws a TypeError on a malformed one. */
+  static fromColumns(x: unknown, nums: Int32Array, str: (n: unknown) => string | null, strings: StringColumns): LinkTable {
     if (!Array.isArray(x) || x.length !== 4) throw new TypeError('link table: malformed columns');
     const [offset, count, targetRefs, extraRefs] = x as [unknown, unknown, unknown, unknown];
-    if (typeof offset !== 'number' || !Number.isInteger(offset) || typeof count !== 'number') throw new TypeError('link table: malformed columns');
-    if (strings === undefined ? !Array.isArray(targetRefs) || targetRefs.length !== count : targetRefs !== null) throw new TypeError('link table: malformed columns');
+    if (typeof offset !== 'number' || !Number.isInteger(offset) || typeof count !== 'number' || targetRefs !== null) throw new TypeError('link table: malformed columns');
     if (count === 0) return LinkTable.EMPTY;
     if (offset < 0 || offset % NUMS !== 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
     const target = (n: unknown) => {
@@ -136,27 +134,18 @@ export class LinkTable {
       if (t === null) throw new TypeError('link table: malformed columns');
       return t;
     };
-    let targets: string[];
+    const targets = new Array<string>(count);
+    for (let i = 0, at = offset / NUMS; i < count; i++) targets[i] = target(strings.targets[at + i]);
     let extras: Array<string | null> | null = null;
-    if (strings === undefined) {
-      targets = (targetRefs as unknown[]).map(target);
-      if (extraRefs !== null) {
-        if (!Array.isArray(extraRefs) || extraRefs.length % EXTRAS !== 0) throw new TypeError('link table: malformed columns');
-        extras = extraRefs.map(str);
+    if (extraRefs !== null) {
+      const [at, length] = Array.isArray(extraRefs) ? (extraRefs as unknown[]) : [];
+      if (typeof at !== 'number' || typeof length !== 'number' || length % EXTRAS !== 0 || !(at >= 0 && at + length <= strings.extras.length)) {
+        throw new TypeError('link table: malformed columns');
       }
-    } else {
-      targets = new Array<string>(count);
-      for (let i = 0, at = offset / NUMS; i < count; i++) targets[i] = target(strings.targets[at + i]);
-      if (extraRefs !== null) {
-        const [at, length] = Array.isArray(extraRefs) ? (extraRefs as unknown[]) : [];
-        if (typeof at !== 'number' || typeof length !== 'number' || length % EXTRAS !== 0 || !(at >= 0 && at + length <= strings.extras.length)) {
-          throw new TypeError('link table: malformed columns');
-        }
-        extras = new Array<string | null>(length);
-        for (let i = 0; i < length; i++) {
-          const n = strings.extras[at + i]!;
-          extras[i] = n === -1 ? null : target(n);
-        }
+      extras = new Array<string | null>(length);
+      for (let i = 0; i < length; i++) {
+        const n = strings.extras[at + i]!;
+        extras[i] = n === -1 ? null : target(n);
       }
     }
     const view = nums.subarray(offset, offset + count * NUMS);

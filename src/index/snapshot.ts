@@ -98,7 +98,7 @@ export class StringTable {
 /** The lines for one note: its "s" line first when it brought new strings. Its links' integers go to `nums`, their strings' numbers to `linkStrings`. */
 export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, nums: NumsSink, linkStrings: StringSinks, derived: string, claimedAt?: number): string[] {
   // The derived id (a SHA-256 of the path) is stored: hashing 10k paths again took 30-80 ms of a warm start.
-  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, nums, linkStrings), claimedAt ?? null, derived];
+  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, { nums, strings: linkStrings }), claimedAt ?? null, derived];
   const line = JSON.stringify(record);
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
@@ -194,7 +194,7 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
       continue;
     }
     if (r[0] !== 'n' || r.length !== 6 || (r[4] !== null && typeof r[4] !== 'number') || typeof r[5] !== 'string' || !DERIVED_ID.test(r[5])) throw malformed();
-    const facts = decodeFacts(r[1], r[3], strings, nums, linkStrings);
+    const facts = decodeFacts(r[1], r[3], strings, { nums, strings: linkStrings });
     // Where this note's links start among all links (their resolutions are in that order).
     const linkAt = (((r[3] as unknown[])[12] as unknown[])[0] as number) / LINK_INTS;
     if (r[4] !== null) yield { kind: 'note', path: r[1], stat, facts, claimedAt: r[4] as number, linkAt, derived: r[5] };
@@ -238,10 +238,11 @@ const LINK_INTS = 5;
 /**
  * NoteFacts as one array of its values in a fixed order; nested records
  * flattened into arrays of their fields, link and tag strings as numbers
- * from `table`. With `linkNums` (facts crossing threads), the links'
- * integers go there instead (see `LinkTable.toColumns`).
+ * from `table`. With `columns` (a snapshot, or facts crossing threads), the
+ * links' integers and their strings' numbers go to its sinks instead (see
+ * `LinkTable.toColumns`).
  */
-export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink, linkStrings?: StringSinks): unknown[] {
+export function encodeFacts(f: AnyFacts, table: StringTable, columns?: { nums: NumsSink; strings: StringSinks }): unknown[] {
   const tagOcc: unknown[] = [];
   for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
   const headings: unknown[] = [];
@@ -249,8 +250,8 @@ export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink
   const blocks: unknown[] = [];
   for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
   const linkTable = f.links instanceof LinkTable ? f.links : LinkTable.of(f.links);
-  // Across threads (`linkNums`), the links' integers travel in one typed array per batch.
-  const links = linkNums ? linkTable.toColumns((s) => table.ref(s), linkNums, linkStrings) : linkTable.toFlat((s) => table.ref(s)!);
+  // In a snapshot or across threads (`columns`), the links' integers travel in typed arrays.
+  const links = columns ? linkTable.toColumns((s) => table.ref(s), columns.nums, columns.strings) : linkTable.toFlat((s) => table.ref(s)!);
   const refs = (a: readonly string[]) => a.map((t) => table.ref(t));
   const tasks: unknown[] = [];
   for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
@@ -276,10 +277,10 @@ export function encodeFacts(f: AnyFacts, table: StringTable, linkNums?: NumsSink
 
 /**
  * The inverse of `encodeFacts` (with the strings its table numbered, and
- * the `linkNums` array when it was given a sink): equal,
+ * the `columns` arrays when it was given sinks): equal,
  * key order included, to the facts encoded, with links as a LinkTable.
  */
-export function decodeFacts(path: string, x: unknown, strings: readonly string[], linkNums?: Int32Array, linkStrings?: StringColumns): IndexedFacts {
+export function decodeFacts(path: string, x: unknown, strings: readonly string[], columns?: { nums: Int32Array; strings: StringColumns }): IndexedFacts {
   const str = (n: unknown): string | null => {
     if (n === null) return null;
     const s = strings[n as number];
@@ -322,7 +323,7 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
   for (let i = 0; i < bs.length; i += 3) blocks.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
   let links: LinkTable;
   try {
-    links = linkNums ? LinkTable.fromColumns(ls, linkNums, str, linkStrings) : LinkTable.fromFlat(ls, str);
+    links = columns ? LinkTable.fromColumns(ls, columns.nums, str, columns.strings) : LinkTable.fromFlat(ls, str);
   } catch (e) {
     if (e instanceof TypeError) throw malformed();
     throw e;

@@ -104,7 +104,7 @@ export function scanThreads(): number {
 function decodeBatch(b: ScanBatch, onResult: (r: ScanResult) => void): void {
   const { strings, results } = JSON.parse(b.json) as { strings: string[]; results: ScanRow[] };
   for (const [rel, etag, facts] of results) {
-    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, b.linkNums, b.linkStrings), text: null, fed: facts !== null });
+    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, { nums: b.linkNums, strings: b.linkStrings }), text: null, fed: facts !== null });
   }
 }
 

@@ -93,7 +93,7 @@ function scan(items: ScanItem[]): ScanBatch {
     const facts = extractFacts(text, it.rel);
     fullText.add(it.rel, etag, fieldsOf(it.rel, facts, text));
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
-    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, linkNums, linkStrings)]);
+    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, { nums: linkNums, strings: linkStrings })]);
   }
   return {
     json: JSON.stringify({ strings: table.takeStrings(), results }),

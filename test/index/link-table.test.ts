@@ -84,21 +84,24 @@ describe('LinkTable', () => {
     const notes = [...generateVault(11, 60)].map(({ path, text }) => extractFacts(text, path).links);
     notes.push([], [link({ target: 'A', heading: 'H', alias: 'a' }), link({ target: '', blockId: 'b' })]);
     const sink = new NumsSink();
-    const rows = notes.map((l) => LinkTable.of(l).toColumns(ref, sink));
+    const stringSinks = { targets: new NumsSink(), extras: new NumsSink() };
+    const rows = notes.map((l) => LinkTable.of(l).toColumns(ref, sink, stringSinks));
     const nums = sink.take();
+    const cols = { targets: stringSinks.targets.take(), extras: stringSinks.extras.take() };
     expect(nums.length).toBe(notes.reduce((n, l) => n + l.length * 5, 0));
-    notes.forEach((l, k) => expect(LinkTable.fromColumns(rows[k], nums, str).toArray()).toEqual(l));
+    notes.forEach((l, k) => expect(LinkTable.fromColumns(rows[k], nums, str, cols).toArray()).toEqual(l));
     expect(sink.take().length).toBe(0);
-    const last = rows.at(-1) as [number, number, number[], Array<number | null>];
+    const last = rows.at(-1) as [number, number, null, [number, number]];
     for (const bad of [
       [last[0], last[1] + 1, last[2], last[3]],
       [nums.length, last[1], last[2], last[3]],
-      [last[0], last[1], [...last[2], 0], last[3]],
-      [last[0], last[1], last[2], last[3].slice(0, 3)],
-      [last[0], last[1], [999], last[3]].slice(0, 3),
+      [last[0], last[1], [0], last[3]],
+      [last[0], last[1], last[2], [last[3][0], last[3][1] - 1]],
+      [last[0], last[1], last[2], [cols.extras.length, last[3][1]]],
+      [last[0], last[1], last[2], last[3]].slice(0, 3),
       'x',
     ]) {
-      expect(() => LinkTable.fromColumns(bad, nums, str)).toThrow(TypeError);
+      expect(() => LinkTable.fromColumns(bad, nums, str, cols)).toThrow(TypeError);
     }
   });
 });
