@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import type { XMLParser } from 'fast-xml-parser';
 import type { Config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
-import { guardedFetch } from '../core/outbound.js';
+import { guardedFetch, refuse } from '../core/outbound.js';
 import type { Scope } from '../notes/access.js';
 import type { CalendarAccountRecord } from '../store/schema.js';
 import type { CalendarSyncState, SyncItem } from './sync-state.js';
@@ -52,13 +52,11 @@ export function davOf(config: Config, username: string, password: string): Dav {
   };
 }
 
-const davError = (reason: string, message: string, more: Record<string, string> = {}) => new AppError('bad_request', message, { details: { reason, ...more } });
-
 /** Checks that the credentials are accepted at `url` before discovery, so a wrong password reads as one. */
 async function checkSignIn(dav: Dav, url: string): Promise<void> {
   const res = await dav.fetch(url, { method: 'PROPFIND', headers: { ...dav.headers, depth: '0', 'content-type': 'application/xml' }, body: '<?xml version="1.0"?><d:propfind xmlns:d="DAV:"><d:prop><d:current-user-principal/></d:prop></d:propfind>' });
   await res.arrayBuffer();
-  if (res.status === 401 || res.status === 403) throw davError('caldav_auth_failed', `The CalDAV server at ${url} refused the username and app password (HTTP ${res.status})`, { url });
+  if (res.status === 401 || res.status === 403) throw refuse('caldav_auth_failed', `The CalDAV server at ${url} refused the username and app password (HTTP ${res.status})`, { url });
 }
 
 export interface RemoteCalendar {
@@ -78,9 +76,9 @@ export async function discoverCalendars(dav: Dav, endpoint: string): Promise<Rem
     calendars = await tsdav.fetchCalendars({ account, headers: dav.headers, fetch: dav.fetch });
   } catch (e) {
     if (e instanceof AppError) throw e;
-    throw davError('not_caldav', `${endpoint} does not answer as a CalDAV server: ${(e as Error).message}`, { url: endpoint });
+    throw refuse('not_caldav', `${endpoint} does not answer as a CalDAV server: ${(e as Error).message}`, { url: endpoint });
   }
-  if (!account.homeUrl) throw davError('not_caldav', `${endpoint} does not answer as a CalDAV server (no calendar home found)`, { url: endpoint });
+  if (!account.homeUrl) throw refuse('not_caldav', `${endpoint} does not answer as a CalDAV server (no calendar home found)`, { url: endpoint });
   return calendars
     .filter((c) => !c.components || c.components.includes('VEVENT'))
     .map((c) => ({
@@ -242,7 +240,7 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
   const pushNew = async (text: string, uid: string) => {
     const href = new URL(encodeURIComponent(eventPathIn(calendarId, uid).split('/').pop()!), url).pathname;
     const r = await put(dav, absolute(href), text, { ifNoneMatch: '*' });
-    if (!r.ok) throw davError('caldav_write_failed', `The CalDAV server refused a new event (HTTP ${r.status})`, { href });
+    if (!r.ok) throw refuse('caldav_write_failed', `The CalDAV server refused a new event (HTTP ${r.status})`, { href });
     return { href, etag: r.etag ?? '' };
   };
 
@@ -281,7 +279,7 @@ export async function syncCalendar(dav: Dav, scope: Scope, calendarId: string, s
           counts.pushed++;
           items[href] = { ...item, etag: r.etag ?? '', local: file.etag };
         } else if (r.status === 412) toConflict.push(href);
-        else throw davError('caldav_write_failed', `The CalDAV server refused an update of ${href} (HTTP ${r.status})`, { href });
+        else throw refuse('caldav_write_failed', `The CalDAV server refused an update of ${href} (HTTP ${r.status})`, { href });
       });
       continue;
     }

@@ -3,13 +3,10 @@
  * connecting to an address that passed the shared outbound address check (private ones only
  * with QUIRE_FETCH_ALLOW_PRIVATE=1), with a 10 s limit. A refusal is a 400 with the reason.
  */
-import { AppError } from '../core/errors.js';
-import { resolveHost } from '../core/outbound.js';
+import { refuse, resolveHost } from '../core/outbound.js';
 import type { MailServer } from './providers.js';
 
 const TIMEOUT_MS = 10_000;
-
-const fail = (reason: string, message: string, field: string) => new AppError('bad_request', message, { details: { reason, field } });
 
 async function pinned(server: MailServer, allowPrivate: boolean): Promise<string> {
   return (await resolveHost(new URL(`http://${server.host.includes(':') ? `[${server.host}]` : server.host}/`), allowPrivate)).address;
@@ -27,8 +24,8 @@ export async function checkImap(server: MailServer, user: string, pass: string, 
     await client.connect();
   } catch (e) {
     const err = e as { authenticationFailed?: boolean; responseText?: string; code?: string; message: string };
-    if (err.authenticationFailed) throw fail('imap_auth_failed', `The IMAP server ${server.host}:${server.port} refused the username and app password${err.responseText ? `: ${err.responseText}` : ''}`, field);
-    throw fail('imap_unreachable', `Could not sign in to IMAP at ${server.host}:${server.port}: ${err.code ?? err.message}`, field);
+    if (err.authenticationFailed) throw refuse('imap_auth_failed', `The IMAP server ${server.host}:${server.port} refused the username and app password${err.responseText ? `: ${err.responseText}` : ''}`, { field });
+    throw refuse('imap_unreachable', `Could not sign in to IMAP at ${server.host}:${server.port}: ${err.code ?? err.message}`, { field });
   }
   await client.logout().catch(() => undefined);
 }
@@ -44,8 +41,8 @@ export async function checkSmtp(server: MailServer, user: string, pass: string, 
     await transport.verify();
   } catch (e) {
     const err = e as { code?: string; responseCode?: number; message: string };
-    if (err.code === 'EAUTH') throw fail('smtp_auth_failed', `The SMTP server ${server.host}:${server.port} refused the username and app password`, field);
-    throw fail('smtp_unreachable', `Could not sign in to SMTP at ${server.host}:${server.port}: ${err.code ?? err.message}`, field);
+    if (err.code === 'EAUTH') throw refuse('smtp_auth_failed', `The SMTP server ${server.host}:${server.port} refused the username and app password`, { field });
+    throw refuse('smtp_unreachable', `Could not sign in to SMTP at ${server.host}:${server.port}: ${err.code ?? err.message}`, { field });
   } finally {
     transport.close();
   }
