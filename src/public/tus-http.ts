@@ -13,7 +13,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
 import { isPasswordGuess } from './page-token.js';
 import { recordIpFailure } from './passwords.js';
-import { loadTusServer, tusRoute } from './tus-route.js';
+import { tusRoute } from './tus-route.js';
+
+/** The tus server, loaded at the first upload (tus-route.ts). */
+const tusServer = () => import('./tus.js');
 
 const TUS_METHODS = new Set(['POST', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS']);
 const require = createRequire(import.meta.url);
@@ -39,7 +42,7 @@ export function registerFileDrop(app: FastifyInstance, services: Services): void
     if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return done();
     res.hijack();
     const password = req.headers['x-public-password'];
-    loadTusServer()
+    tusServer()
       .then(({ serveTus }) => serveTus(services, req.raw, res.raw, typeof password === 'string' ? password : undefined))
       .then(
         (status) => {

@@ -4,9 +4,6 @@
  * @tus/server and its store (about 40 modules) load when the first upload
  * arrives, not when the server starts (docs/performance.md, "Start-up").
  */
-/** The tus server, loaded at the first upload (HTTP requests and the action surfaces alike). */
-export const loadTusServer = () => import('./tus.js');
-
 const ROUTE = /^\/api\/v1\/public\/([^/?#]+)\/uploads(?:\/([^/?#]+))?\/?(?:[?#].*)?$/;
 
 /** `/api/v1/public/{slug}/uploads[/{id}]` → slug and id, or null for any other path. */

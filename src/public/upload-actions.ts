@@ -9,7 +9,9 @@ import type { ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { Headers as HeaderObj, Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { AppError, type ErrorEnvelope } from '../core/errors.js';
-import { loadTusServer } from './tus-route.js';
+
+/** The tus server, loaded at the first upload (tus-route.ts). */
+const tusServer = () => import('./tus.js');
 
 const Slug = Type.String({ minLength: 1, description: 'Slug that names the Public link' });
 const SlugPath = Obj({ slug: Slug });
@@ -45,7 +47,7 @@ async function tus(ctx: ActionContext, method: string, route: { slug: string; id
   for (const k of PASSED) if (typeof headers[k] === 'string') h.set(k, headers[k] as string);
   if (body !== undefined) h.set('content-type', 'application/offset+octet-stream');
   const url = `http://quire.invalid/api/v1/public/${encodeURIComponent(route.slug)}/uploads${route.id === undefined ? '' : `/${encodeURIComponent(route.id)}`}`;
-  const res = await (await loadTusServer()).handleTus(ctx.services, new Request(url, { method, headers: h, body: body === undefined ? undefined : Buffer.from(body, 'base64') }));
+  const res = await (await tusServer()).handleTus(ctx.services, new Request(url, { method, headers: h, body: body === undefined ? undefined : Buffer.from(body, 'base64') }));
   if (res.status >= 400) {
     const env = (await res.json()) as ErrorEnvelope;
     throw new AppError(env.error.code, env.error.message, { status: res.status, details: env.error.details });
