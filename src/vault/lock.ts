@@ -48,8 +48,12 @@ let lockfile: Lockfile | undefined;
 
 async function lockAcrossProcesses(root: string): Promise<() => Promise<void>> {
   lockfile ??= createRequire(import.meta.url)('proper-lockfile') as Lockfile;
+  const file = writerLockFile(sharedDir!, root);
   try {
-    return await lockfile.lock(writerLockFile(sharedDir!, root), {
+    // The state folder may have been removed since the process started (a cleaner of old files in
+    // the runtime folder); proper-lockfile would retry a missing folder for its whole 30 s.
+    fs.mkdirSync(sharedDir!, { recursive: true });
+    return await lockfile.lock(file, {
       realpath: false,
       stale: 10_000,
       // About 30 s of waiting for the other process's write before giving up.
@@ -57,9 +61,15 @@ async function lockAcrossProcesses(root: string): Promise<() => Promise<void>> {
       onCompromised: () => undefined, // the write under way finishes; the next one takes the lock again
     });
   } catch (e) {
-    throw new AppError('service_unavailable', `Another Quire process has held the writer lock of ${root} for too long; retry shortly`, {
-      details: { reason: 'writer_lock_busy' },
-      headers: { 'retry-after': '1' },
+    if ((e as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new AppError('service_unavailable', `Another Quire process has held the writer lock of ${root} for too long; retry shortly`, {
+        details: { reason: 'writer_lock_busy' },
+        headers: { 'retry-after': '1' },
+      });
+    }
+    // Not another writer: the lock file itself cannot be made (a file where the folder should be, no permission).
+    throw new AppError('internal', `Cannot take the writer lock of ${root}: ${(e as Error).message}`, {
+      details: { reason: 'writer_lock_failed', lockFile: file },
     });
   }
 }
