@@ -370,6 +370,8 @@ export class HomeIndex {
 
   /** Full-text search (prefix, fuzzy, title boosted), best first; see fulltext/query.ts for the query rules. */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    // A cold opening is ready before the scan workers' full text is in: never answer from part of it.
+    await this.fullText.whenComplete();
     let accept: ((path: string) => boolean) | undefined;
     const prefix = opts.pathPrefix;
     if (opts.tag !== undefined) {

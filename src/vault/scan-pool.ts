@@ -22,9 +22,12 @@
  * of this thread's share); so do the numbers of the links' targets and
  * extras (as a snapshot stores them: 550,000 numbers on the 10k bench
  * vault, a third of the JSON text, whose writing and parsing cost more
- * than the arrays' copy). With `fullText` each worker
- * tokenizes its notes itself and sends their postings once, at the end, as
- * typed arrays (see scan-worker.ts), so the note texts never cross threads.
+ * than the arrays' copy). Each worker tokenizes its notes for the full text
+ * itself and sends their postings once, at the end, as typed arrays (see
+ * scan-worker.ts), so the note texts never cross threads. It does so after
+ * every note's facts are sent: a Home's opening is ready on the facts alone
+ * (about a third of the scan's work is the full text), and searches wait
+ * for the rest (`FullTextIndex.expectPartials`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -76,6 +79,11 @@ export interface ScanRequest {
 }
 
 export const BATCH = 32;
+
+/** A worker's message once no batch is left to take: every note it scanned has been sent. */
+export interface ScanScanned {
+  scanned: true;
+}
 
 /** A worker's last message: the full text of the notes it scanned. */
 export interface ScanFinished {
@@ -131,38 +139,51 @@ export class ScanPool {
 
   /**
    * Scan `items`, calling `onResult` on this thread as results arrive (in
-   * no particular order); the result is the full text of the notes parsed,
-   * one `PartialIndex` per worker. Rejects if a worker fails.
+   * no particular order); resolves once every result has come. Its
+   * `fullText` then resolves to the full text of the notes parsed, one
+   * `PartialIndex` per worker. Either rejects if a worker fails.
    */
-  async run(items: ScanItem[], onResult: (r: ScanResult) => void): Promise<PartialIndex[]> {
+  async run(items: ScanItem[], onResult: (r: ScanResult) => void): Promise<{ fullText: Promise<PartialIndex[]> }> {
     const next = new Int32Array(new SharedArrayBuffer(4));
-    // By worker, so the documents' order (which breaks score ties) does not depend on which worker finished first.
-    const partials: PartialIndex[] = [];
-    const workers = this.workers.map(
-      (w, k) =>
-        new Promise<void>((resolve, reject) => {
-          if (this.failed) return reject(this.failed);
-          w.on('message', (m: ScanBatch | ScanFinished) => {
+    const scanned: Array<Promise<void>> = [];
+    const finished: Array<Promise<PartialIndex>> = [];
+    for (const w of this.workers) {
+      let onScanned!: () => void;
+      let failScan!: (e: unknown) => void;
+      scanned.push(new Promise<void>((resolve, reject) => ((onScanned = resolve), (failScan = reject))));
+      finished.push(
+        new Promise<PartialIndex>((resolve, reject) => {
+          const fail = (e: unknown) => {
+            failScan(e);
+            reject(e);
+          };
+          if (this.failed) return fail(this.failed);
+          w.on('message', (m: ScanBatch | ScanScanned | ScanFinished) => {
+            if ('scanned' in m) return onScanned();
             if ('finished' in m) {
-              partials[k] = m.partial;
               // Done: its thread exits while this one merges, rather than after (≈50 ms on 10k notes).
               this.exiting.push(w.terminate());
-              return resolve();
+              return resolve(m.partial);
             }
             try {
               decodeBatch(m, onResult);
             } catch (e) {
-              reject(e);
+              fail(e);
             }
           });
-          w.on('error', reject);
-          w.on('exit', (code) => reject(new Error(`scan worker exited (code ${code})`)));
+          w.on('error', fail);
+          w.on('exit', (code) => fail(new Error(`scan worker exited (code ${code})`)));
           const request: ScanRequest = { items, next };
           w.postMessage(request);
         }),
-    );
-    await Promise.all(workers);
-    return partials;
+      );
+    }
+    // By worker, so the documents' order (which breaks score ties) does not depend on which worker finished first.
+    const fullText = Promise.all(finished);
+    // Observed here, so a failure seen first through `scanned` is not also an unhandled rejection.
+    fullText.catch(() => undefined);
+    await Promise.all(scanned);
+    return { fullText };
   }
 
   async close(): Promise<void> {

@@ -1,20 +1,20 @@
 /**
  * A scan worker thread: reads notes, hashes them and extracts their facts,
- * so that indexing a large Home uses every core. It also tokenizes each
- * note for the full-text index and, when the scan finishes, sends its
- * documents' postings as one `PartialIndex` (typed arrays, transferred,
- * not copied) for the main thread to merge. Protocol: scan-pool.ts.
+ * so that indexing a large Home uses every core. Once no batch is left to
+ * take it says so (`ScanScanned`: the Home's opening can be ready), then
+ * tokenizes the notes it scanned for the full-text index and sends their
+ * postings as one `PartialIndex` (typed arrays, transferred, not copied)
+ * for the main thread to merge. Protocol: scan-pool.ts.
  */
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { fieldsOf } from '../index/fulltext/document.js';
-import type { PartialIndex } from '../index/fulltext/full-text.js';
-import { TermPostings, type FieldTexts } from '../index/fulltext/postings.js';
+import { fieldsOf, PartialBuilder } from '../index/fulltext/document.js';
+import type { FieldTexts } from '../index/fulltext/postings.js';
 import { NumsSink, type StringSinks } from '../index/link-table.js';
 import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
-import { BATCH, scanOpenFlags, type ScanBatch, type ScanFinished, type ScanItem, type ScanRequest, type ScanRow } from './scan-pool.js';
+import { BATCH, scanOpenFlags, type ScanBatch, type ScanFinished, type ScanItem, type ScanRequest, type ScanRow, type ScanScanned } from './scan-pool.js';
 
 const port = parentPort!;
 
@@ -25,26 +25,8 @@ const port = parentPort!;
 const probe = new ArrayBuffer(8);
 structuredClone(probe, { transfer: [probe] });
 
-/** The full text of the notes this worker scanned, numbered in scan order. */
-class PartialBuilder {
-  private readonly postings = new TermPostings(false);
-  private readonly paths: string[] = [];
-  private readonly etags: string[] = [];
-  private readonly lengths: number[] = [];
-
-  add(path: string, etag: string, fields: FieldTexts): void {
-    const doc = this.paths.length;
-    this.paths.push(path);
-    this.etags.push(etag);
-    this.postings.add(doc, fields, this.lengths, this.lengths.length);
-  }
-
-  build(): PartialIndex {
-    return { paths: this.paths, etags: this.etags, lengths: Int32Array.from(this.lengths), segment: this.postings.toSegment() };
-  }
-}
-
-const fullText = new PartialBuilder();
+/** The notes this worker scanned, in scan order, to tokenize once every batch's facts are sent. */
+const toTokenize: Array<{ rel: string; etag: string; fields: FieldTexts }> = [];
 
 /**
  * The whole file at `abs`, in a buffer this worker reuses (valid until the
@@ -91,7 +73,7 @@ function scan(items: ScanItem[]): ScanBatch {
     }
     const text = bytes.toString('utf8');
     const facts = extractFacts(text, it.rel);
-    fullText.add(it.rel, etag, fieldsOf(it.rel, facts, text));
+    toTokenize.push({ rel: it.rel, etag, fields: fieldsOf(it.rel, facts, text) });
     // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
     results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, { nums: linkNums, strings: linkStrings })]);
   }
@@ -108,6 +90,10 @@ port.on('message', ({ items, next }: ScanRequest) => {
     const { linkNums, linkStrings } = batch;
     port.postMessage(batch, [linkNums.buffer, linkStrings.targets.buffer, linkStrings.extras.buffer] as ArrayBuffer[]);
   }
+  const scanned: ScanScanned = { scanned: true };
+  port.postMessage(scanned);
+  const fullText = new PartialBuilder();
+  for (const n of toTokenize.splice(0)) fullText.add(n.rel, n.etag, n.fields);
   const partial = fullText.build();
   const done: ScanFinished = { finished: true, partial };
   const s = partial.segment;

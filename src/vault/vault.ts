@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../core/errors.js';
-import { FullTextIndex } from '../index/fulltext/full-text.js';
+import { fieldsOf, PartialBuilder } from '../index/fulltext/document.js';
+import { FullTextIndex, type PartialIndex } from '../index/fulltext/full-text.js';
 import { decodeFullText, encodeFullText } from '../index/fulltext/persist.js';
 import { HomeIndex, type FileStat } from '../index/home-index.js';
 import { extractFacts } from '../markdown/extract.js';
@@ -17,7 +18,7 @@ import { writeChunksAtomic } from './atomic.js';
 import { etagOf } from './etag.js';
 import { Home, type HomeEvent } from './home.js';
 import { isIgnoredPath } from './ignore.js';
-import { PARALLEL_MIN, ScanPool, scanInline, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
+import { PARALLEL_MIN, ScanPool, scanInline, scanOpenFlags, scanThreads, type ScanItem, type ScanResult } from './scan-pool.js';
 import { isInside, walkTree, type WalkedFile } from './walk.js';
 import type { HomeWatcher, WatchChange, WatcherStats } from './watcher.js';
 
@@ -214,16 +215,20 @@ export class Vault {
     index.holdBackground();
     try {
       await this.scan(index, threads, list, startPool);
-    } finally {
+    } catch (e) {
       await (pool as ScanPool | null)?.close();
+      throw e;
     }
+    // The scan threads exit once they have sent the full text they tokenize after the facts.
+    const scanned = pool as ScanPool | null;
+    if (scanned) void index.fullText.whenComplete().then(() => scanned.close(), () => scanned.close());
     this.index_ = index;
     this.state = 'ready';
     index.releaseBackground();
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
-    void index.whenIdle().then(() => this.idle());
+    void Promise.all([index.whenIdle(), index.fullText.whenComplete()]).then(() => this.idle());
     this.stats = { notes: index.noteCount, files: index.fileCount, parsed: this.parsed, ms: Math.round(performance.now() - started) };
     return this.stats;
   }
@@ -286,7 +291,14 @@ export class Vault {
       return { rel: f.rel, abs: f.abs, knownEtag: known, link: f.link };
     });
     if (items.length >= PARALLEL_MIN && threads > 1) {
-      index.fullText.addPartials(await pool().run(items, take));
+      const { fullText } = await pool().run(items, take);
+      // Searches wait for it (see FullTextIndex.expectPartials); what a failed worker did not send is tokenized here.
+      index.fullText.expectPartials(
+        fullText.catch((e) => {
+          this.report(e);
+          return this.tokenizeHere(index, items);
+        }),
+      );
     } else {
       await scanInline(items, READ_CONCURRENCY, take);
     }
@@ -303,6 +315,21 @@ export class Vault {
         this.dirty = true;
       }
     }
+  }
+
+  /** The full text of the scanned notes the full-text index lacks, tokenized on this thread. */
+  private async tokenizeHere(index: HomeIndex, items: ScanItem[]): Promise<PartialIndex[]> {
+    const out = new PartialBuilder();
+    for (const it of items) {
+      const note = index.noteByPath(it.rel);
+      const stat = index.statOf(it.rel);
+      if (!note || !stat || index.fullText.etagOf(it.rel) === stat.etag) continue;
+      const bytes = await fs.promises.readFile(it.abs, { flag: scanOpenFlags(it) }).catch(() => null);
+      // Changed since the scan read it (or gone): the watcher's next look at it indexes it whole.
+      if (bytes === null || etagOf(bytes) !== stat.etag) continue;
+      out.add(it.rel, stat.etag, fieldsOf(it.rel, note.facts, bytes.toString('utf8')));
+    }
+    return [out.build()];
   }
 
   private async onBatch(changes: WatchChange[]): Promise<void> {
@@ -529,6 +556,7 @@ export class Vault {
       // Links still being resolved are not stored (the next start would resolve them all again):
       // wait for the deferred work, a little.
       await settledOrLate(this.index_);
+      await this.index_.fullText.whenComplete();
       this.dirty = false;
       this.firstUnsaved = null;
       const started = Date.now();
@@ -554,6 +582,7 @@ export class Vault {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     await this.ready.catch(() => undefined);
+    await this.index_?.fullText.whenComplete().catch(() => undefined);
     if (this.cacheTimer) clearTimeout(this.cacheTimer);
     this.cacheTimer = null;
     await this.watcher?.close();

@@ -4,7 +4,8 @@
  * and its aliases.
  */
 import type { NoteFacts } from '../../markdown/facts.js';
-import type { FieldTexts } from './postings.js';
+import type { PartialIndex } from './full-text.js';
+import { TermPostings, type FieldTexts } from './postings.js';
 
 export function fieldsOf(path: string, facts: Pick<NoteFacts, 'title' | 'frontmatterRange' | 'tags' | 'aliases'>, text: string): FieldTexts {
   const slash = path.lastIndexOf('/');
@@ -14,4 +15,23 @@ export function fieldsOf(path: string, facts: Pick<NoteFacts, 'title' | 'frontma
   // The body is the text after the frontmatter, given as an offset rather than a slice (see tokenize.ts).
   const bodyFrom = facts.frontmatterRange !== null ? Math.min(facts.frontmatterRange.end, text.length) : 0;
   return [title, text, facts.tags.join(' '), facts.aliases.join(' '), bodyFrom];
+}
+
+/** The full text of notes tokenized apart from a live index (a scan worker's), numbered in the order added. */
+export class PartialBuilder {
+  private readonly postings = new TermPostings(false);
+  private readonly paths: string[] = [];
+  private readonly etags: string[] = [];
+  private readonly lengths: number[] = [];
+
+  add(path: string, etag: string, fields: FieldTexts): void {
+    const doc = this.paths.length;
+    this.paths.push(path);
+    this.etags.push(etag);
+    this.postings.add(doc, fields, this.lengths, this.lengths.length);
+  }
+
+  build(): PartialIndex {
+    return { paths: this.paths, etags: this.etags, lengths: Int32Array.from(this.lengths), segment: this.postings.toSegment() };
+  }
 }

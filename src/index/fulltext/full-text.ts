@@ -65,6 +65,10 @@ export class FullTextIndex implements QuerySource {
    * or a save needs their postings in the segment.
    */
   private unmerged: MergePart[] = [];
+  /** Scan workers' documents still being tokenized (see `expectPartials`); null when none are. */
+  private awaited: Promise<void> | null = null;
+  /** Paths set or deleted while `awaited`: the scan read them before, so their scan documents are older. */
+  private readonly touched = new Set<string>();
   private readonly executor = new QueryExecutor(this);
 
   static fromState(s: FullTextState): FullTextIndex {
@@ -136,6 +140,7 @@ export class FullTextIndex implements QuerySource {
     // A merge walks its parts in order (segment, delta, scan postings), so the delta's documents
     // must stay numbered below the unmerged ones: merge them before numbering a new document.
     this.mergePending();
+    if (this.awaited !== null) this.touched.add(path);
     this.removeDoc(path);
     const doc = this.newDoc(path, etag);
     this.delta.add(doc, fields, this.lengths, doc * FIELD_COUNT);
@@ -145,6 +150,7 @@ export class FullTextIndex implements QuerySource {
   }
 
   delete(path: string): void {
+    if (this.awaited !== null) this.touched.add(path);
     if (this.removeDoc(path)) this.changed();
   }
 
@@ -155,12 +161,16 @@ export class FullTextIndex implements QuerySource {
    * owner calls `mergePending` (a Home's opening is ready without waiting
    * for a merge that only search needs: ~0.1 s for 10k notes).
    */
-  addPartials(partials: readonly PartialIndex[]): void {
+  addPartials(partials: readonly PartialIndex[], skip: ReadonlySet<string> = new Set()): void {
     for (const partial of partials) {
       if (partial.paths.length === 0) continue;
       const docMap = new Int32Array(partial.paths.length);
       for (let i = 0; i < partial.paths.length; i++) {
         const path = partial.paths[i]!;
+        if (skip.has(path)) {
+          docMap[i] = -1;
+          continue;
+        }
         this.removeDoc(path);
         const doc = this.newDoc(path, partial.etags[i]!);
         this.lengths.set(partial.lengths.subarray(i * FIELD_COUNT, i * FIELD_COUNT + FIELD_COUNT), doc * FIELD_COUNT);
@@ -170,6 +180,33 @@ export class FullTextIndex implements QuerySource {
       this.unmerged.push({ segment: partial.segment, docMap });
     }
     this.executor.changed();
+  }
+
+  /**
+   * Scan workers' documents that arrive after a Home's opening is ready
+   * (the workers send every note's facts first, then tokenize): `partials`
+   * is added and merged when it comes, except for the paths set or deleted
+   * meanwhile, whose scan documents are older. Until then `whenComplete`
+   * waits, and so does every search (HomeIndex.search): none answers from
+   * a partial index. `partials` must not reject (the Vault tokenizes what
+   * a failed worker left out itself).
+   */
+  expectPartials(partials: Promise<readonly PartialIndex[]>): void {
+    if (this.awaited !== null) throw new Error('scan documents are awaited already');
+    this.awaited = partials
+      .then((parts) => {
+        this.addPartials(parts, this.touched);
+        this.mergePending();
+      })
+      .finally(() => {
+        this.awaited = null;
+        this.touched.clear();
+      });
+  }
+
+  /** Resolves once no scan worker's documents are awaited (at once when none are). */
+  whenComplete(): Promise<void> {
+    return this.awaited ?? Promise.resolve();
   }
 
   /** Whether scan workers' postings wait for `mergePending`. */
@@ -246,7 +283,10 @@ export class FullTextIndex implements QuerySource {
     for (const u of this.unmerged) {
       // Scan documents replaced or deleted since they were added map to -1 like any other.
       const map = new Int32Array(u.docMap.length);
-      for (let i = 0; i < map.length; i++) map[i] = oldToNew[u.docMap[i]!]!;
+      for (let i = 0; i < map.length; i++) {
+        const d = u.docMap[i]!;
+        map[i] = d < 0 ? -1 : oldToNew[d]!;
+      }
       parts.push({ segment: u.segment, docMap: map });
     }
     this.unmerged = [];

@@ -205,6 +205,39 @@ describe('full-text index against MiniSearch', () => {
     expect(other.hasPendingMerge).toBe(false);
     expect(compareAll(loaded, reference(docs.slice(0, 100)), [5])).toBeGreaterThan(100);
   });
+
+  it('takes scan documents that arrive later, except those edited or deleted before they came, and waits for them', async () => {
+    const partial = (part: Doc[]): PartialIndex => {
+      const postings = new TermPostings(false);
+      const lengths: number[] = [];
+      part.forEach((d, i) => postings.add(i, fieldsOfDoc(d), lengths, i * 4));
+      return { paths: part.map((d) => d.path), etags: part.map(() => 'scan'), lengths: Int32Array.from(lengths), segment: postings.toSegment() };
+    };
+    const idx = new FullTextIndex();
+    let arrive!: (parts: PartialIndex[]) => void;
+    idx.expectPartials(new Promise((resolve) => (arrive = resolve)));
+    let complete = false;
+    const waiting = idx.whenComplete().then(() => (complete = true));
+    // Edits after the scan read the notes, before its full text arrives: a replaced note, a deleted one.
+    const current = new Map(docs.map((d) => [d.path, d]));
+    const replaced = { ...docs[5]!, body: 'pelicans replaced this body' };
+    idx.set(replaced.path, fieldsOfDoc(replaced), 'edited');
+    current.set(replaced.path, replaced);
+    idx.delete(docs[6]!.path);
+    current.delete(docs[6]!.path);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(complete).toBe(false);
+    arrive([partial(docs.slice(0, 250)), partial(docs.slice(250))]);
+    await waiting;
+    expect(idx.hasPendingMerge).toBe(false);
+    expect(idx.documents).toBe(current.size);
+    expect(idx.etagOf(replaced.path)).toBe('edited');
+    expect(idx.etagOf(docs[6]!.path)).toBeUndefined();
+    expect(compareAll(idx, reference(current.values()), [5, 1000])).toBeGreaterThan(1000);
+    // Later edits are ordinary ones again.
+    idx.delete(docs[7]!.path);
+    expect(idx.etagOf(docs[7]!.path)).toBeUndefined();
+  });
 });
 
 describe('full-text file', () => {
