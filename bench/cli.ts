@@ -14,10 +14,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_DIR, parseArgs, REPO_DIR, round, runChild, SERVER_NODE_FLAGS, summarize } from './lib.js';
+import { BENCH_DIR, parseArgs, QUIRE, REPO_DIR, round, runChild, summarize } from './lib.js';
 import { ensureVault } from './vault-gen.js';
-
-const QUIRE = path.join(REPO_DIR, 'bin', 'quire.js');
 
 interface Ran {
   ms: number;
@@ -77,11 +75,11 @@ export interface ServeFigures {
   warmInFloors: number;
 }
 
-/** Spawns `quire serve --vault` (with the server's Node.js flags) and resolves at its `index ready` line: ms from spawn. */
+/** Spawns `quire serve --vault` (the launcher gives it the server's Node.js flags) and resolves at its `index ready` line: ms from spawn. */
 function timeServeReady(root: string, env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, QUIRE, 'serve', '--vault', root, '--port', '0'], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(QUIRE, ['serve', '--vault', root, '--port', '0'], { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     const onData = (d: Buffer) => {
       out += d;
@@ -133,8 +131,8 @@ export async function cliFigures(opts: { runs?: number; count?: number; log?: (s
     XDG_STATE_HOME: path.join(tmp, 'state'),
     QUIRE_DAEMON: '',
   };
-  // Run as a person runs it: through the launcher's first line, whose Node.js flags the daemon it starts inherits
-  // (`node bin/quire.js` would drop them, and the daemon's cold index then took about 1.3× as long).
+  // Run as a person runs it: through the launcher bin/quire, which starts a short command without Node.js flags
+  // (Node's code cache then applies); the daemon a call starts gets the server's flags (client.ts).
   const quire = (args: string[], extra: NodeJS.ProcessEnv = {}) => timeRun(QUIRE, args, { ...env, ...extra });
   const queries: Query[] = [
     { name: 'backlinks', quire: ['backlinks', 'gen/1/note-1234.md'], grep: ['-rlE', String.raw`\[\[note-1234(\||\]|#)`, root] },

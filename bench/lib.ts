@@ -20,14 +20,11 @@ export function benchScript(script: string): string[] {
   return FROM_SOURCE ? ['--import', 'tsx', path.join(SCRIPTS_DIR, script)] : [path.join(SCRIPTS_DIR, script.replace(/\.ts$/, '.js'))];
 }
 
-/** The Node.js flags `quire serve` runs with: those on the launcher's first line (bin/quire.js). */
-export const SERVER_NODE_FLAGS: string[] = fs
-  .readFileSync(path.join(REPO_DIR, 'bin', 'quire.js'), 'utf8')
-  .split('\n')[0]!
-  .replace(/^#!\/usr\/bin\/env -S node/, '')
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
+/** The Node.js flags `quire serve` runs with: bin/server-node-flags, the list the launcher bin/quire reads. */
+export const SERVER_NODE_FLAGS: string[] = fs.readFileSync(path.join(REPO_DIR, 'bin', 'server-node-flags'), 'utf8').trim().split(/\s+/);
+
+/** The `quire` command as a person runs it (package.json "bin"): the launcher that picks the Node.js flags for each command. */
+export const QUIRE = path.join(REPO_DIR, 'bin', 'quire');
 
 /** `--name value` / `--name=value` / `--flag` parsing. */
 export function parseArgs(argv: string[]): Record<string, string | true> {

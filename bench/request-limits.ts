@@ -12,7 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { benchScript } from './lib.js';
+import { benchScript, SERVER_NODE_FLAGS } from './lib.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(name);
@@ -24,7 +24,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-limits-'));
 
 const child = spawn(
   process.execPath,
-  ['--max-semi-space-size=32', '--no-allocation-site-pretenuring', ...benchScript('request-limits-server.ts'), '--data', dataDir],
+  [...SERVER_NODE_FLAGS, ...benchScript('request-limits-server.ts'), '--data', dataDir],
   { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] },
 );
 const first = await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve));

@@ -15,9 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs, REPO_DIR, round, summarize } from './lib.js';
-
-const QUIRE = path.join(REPO_DIR, 'bin', 'quire.js');
+import { parseArgs, QUIRE, REPO_DIR, round, summarize } from './lib.js';
 
 interface Exited {
   ms: number;
@@ -25,11 +23,11 @@ interface Exited {
   out: string;
 }
 
-/** Runs `node args` to its end; milliseconds from spawn to exit. */
-function timeRun(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Exited> {
+/** Runs `cmd args` to its end; milliseconds from spawn to exit. `quire` is run as a person runs it, through the launcher bin/quire. */
+function timeRun(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Exited> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, args, { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(cmd, args, { cwd: REPO_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -64,7 +62,7 @@ function probe(url: string, token?: string): Promise<number | null> {
 async function timeServe(dataDir: string, token: string): Promise<number> {
   const port = await freePort();
   const t = performance.now();
-  const child = spawn(process.execPath, [QUIRE, 'serve', '--data', dataDir, '--port', String(port)], { cwd: REPO_DIR, stdio: 'ignore' });
+  const child = spawn(QUIRE, ['serve', '--data', dataDir, '--port', String(port)], { cwd: REPO_DIR, stdio: 'ignore' });
   try {
     const url = `http://127.0.0.1:${port}/api/v1/notes`;
     for (;;) {
@@ -82,7 +80,7 @@ async function timeServe(dataDir: string, token: string): Promise<number> {
 /** A server on `dataDir` for `action run --server` (listening until `close`). */
 async function startServer(dataDir: string): Promise<{ url: string; close: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [QUIRE, 'serve', '--data', dataDir, '--port', String(port)], { cwd: REPO_DIR, stdio: 'ignore' });
+  const child = spawn(QUIRE, ['serve', '--data', dataDir, '--port', String(port)], { cwd: REPO_DIR, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   while ((await probe(url)) === null) {
     if (child.exitCode !== null) throw new Error(`quire serve exited with ${child.exitCode}`);
@@ -109,7 +107,7 @@ export interface StartupFigures {
 export async function startupFigures(runs = 10, log: (s: string) => void = console.log): Promise<StartupFigures> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-startup-'));
   try {
-    const added = await timeRun([QUIRE, 'admin', 'user', 'add', '--username', 'bench', '--role', 'owner', '--data', dataDir]);
+    const added = await timeRun(QUIRE, ['admin', 'user', 'add', '--username', 'bench', '--role', 'owner', '--data', dataDir]);
     if (added.code !== 0) throw new Error(`quire admin user add failed: ${added.out}`);
     const token = (JSON.parse(added.out.trim().split('\n').pop()!) as { token: string }).token;
     const samples: Record<'nodeBare' | 'help' | 'actionsList' | 'actionRunServer' | 'serveFirstAnswer', number[]> = {
@@ -120,18 +118,18 @@ export async function startupFigures(runs = 10, log: (s: string) => void = conso
       serveFirstAnswer: [],
     };
     // One warm-up of each, not counted (the first start reads the files from disk).
-    await timeRun(['-e', '0']);
-    await timeRun([QUIRE, '--help']);
-    await timeRun([QUIRE, 'actions', 'list']);
+    await timeRun(process.execPath, ['-e', '0']);
+    await timeRun(QUIRE, ['--help']);
+    await timeRun(QUIRE, ['actions', 'list']);
     for (let i = 0; i < runs; i++) {
-      samples.nodeBare.push((await timeRun(['-e', '0'])).ms);
-      samples.help.push((await timeRun([QUIRE, '--help'])).ms);
-      samples.actionsList.push((await timeRun([QUIRE, 'actions', 'list'])).ms);
+      samples.nodeBare.push((await timeRun(process.execPath, ['-e', '0'])).ms);
+      samples.help.push((await timeRun(QUIRE, ['--help'])).ms);
+      samples.actionsList.push((await timeRun(QUIRE, ['actions', 'list'])).ms);
     }
     const server = await startServer(dataDir);
     try {
       for (let i = 0; i <= runs; i++) {
-        const r = await timeRun([QUIRE, 'action', 'run', 'account_security', '--server', server.url, '--token', token, '--json']);
+        const r = await timeRun(QUIRE, ['action', 'run', 'account_security', '--server', server.url, '--token', token, '--json']);
         if (r.code !== 0) throw new Error(`quire action run --server failed: ${r.out}`);
         if (i > 0) samples.actionRunServer.push(r.ms);
       }

@@ -1,16 +1,21 @@
-#!/usr/bin/env -S node --max-semi-space-size=32 --no-allocation-site-pretenuring
-// The `quire` command: the built JavaScript in dist/ (`npm run build`, which
-// `npm install` runs). The first line's Node.js flags size the server's
-// young generation (docs/performance.md, "Node.js flags").
-import fs from 'node:fs';
+#!/usr/bin/env node
+// The `quire` command's JavaScript: bin/quire (the launcher a person runs,
+// package.json "bin") starts it with the server's Node.js flags for the
+// long-running commands and with none otherwise; `node bin/quire.js …` runs it
+// without flags. It is CommonJS (bin/package.json): a warm --vault call is
+// answered by the folder's daemon through dist/surfaces/cli/thin.cjs and never
+// starts Node's ES module loader; anything else runs the full command line,
+// dist/surfaces/cli/main.js (docs/cli.md, "Thin client").
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
 
-const main = new URL('../dist/surfaces/cli/main.js', import.meta.url);
-if (!fs.existsSync(main)) {
+const dist = path.join(__dirname, '..', 'dist');
+if (!fs.existsSync(path.join(dist, '.built'))) {
   process.stderr.write('quire: dist/ is missing; run `npm run build` (or `npm install`) in the Quire folder first\n');
   process.exit(2);
 }
-// A --vault call whose folder has a daemon running is answered by that daemon whole, and this process loads
-// nothing more; anything else runs the full command line (docs/cli.md, "Thin client").
 const argv = process.argv.slice(2);
-const thin = argv.includes('--vault') ? await import(new URL('../dist/surfaces/cli/thin.js', import.meta.url).href) : null;
-if (!(await thin?.runThin(argv))) await import(main.href);
+const full = () => import(path.join(dist, 'surfaces/cli/main.js'));
+if (argv.includes('--vault')) require(path.join(dist, 'surfaces/cli/thin.cjs')).runThin(argv).then((done) => done || full());
+else full();

@@ -8,8 +8,9 @@
 // built file, spec/actions.json two levels up, package.json, the demo vault).
 // Other files in src/ (auth.browser.js) are copied as they are, and the
 // action catalog is written as data for the command line (writeCatalog).
-// One exception to one file for one file: a package made of hundreds of
-// small ES modules is bundled into one file of dist/vendor/ (VENDORED).
+// Two exceptions to one file for one file: a package made of hundreds of
+// small ES modules is bundled into one file of dist/vendor/ (VENDORED), and
+// the thin client is also bundled into one CommonJS file (writeThinClient).
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --bench    also bench/ and test/ → dist-bench/ (see buildBench)
@@ -92,6 +93,31 @@ function useVendored(text, outFile, tree) {
 }
 
 /**
+ * The thin client (src/surfaces/cli/thin.ts with the daemon wire it imports)
+ * as one CommonJS file, dist/surfaces/cli/thin.cjs, for the launcher
+ * bin/quire.js (CommonJS too): a warm `--vault` call then never starts
+ * Node's ES module loader, about 5 ms of a call that is otherwise a bare
+ * start and a socket round trip (docs/cli.md, "Thin client"). It sits where
+ * thin.js does, so its `import.meta.url`s (now its own file's URL) and its
+ * dynamic import of the daemon (`daemon run`, an ES module left outside)
+ * resolve as they do from thin.js.
+ */
+async function writeThinClient(tree) {
+  const { build } = await import('esbuild');
+  await build({
+    ...OPTIONS,
+    format: 'cjs',
+    sourcemap: false,
+    entryPoints: [path.join(SRC, 'surfaces/cli/thin.ts')],
+    outfile: path.join(tree, 'surfaces/cli/thin.cjs'),
+    bundle: true,
+    external: ['../daemon/daemon.js'],
+    define: { 'import.meta.url': '__fileUrl' },
+    banner: { js: "'use strict';\nconst __fileUrl = require('node:url').pathToFileURL(__filename).href;" },
+  });
+}
+
+/**
  * Transpile every .ts file of `from` into `to` (same layout), and with
  * `copyOthers` copy its other files; `rewrite(text, outFile)` edits each
  * output's text; `skip`: paths not to look into.
@@ -148,6 +174,7 @@ export async function buildDist({ lenient = false } = {}) {
   await swapIn(DIST, async (tmp) => {
     await transpileTree(SRC, tmp, { copyOthers: true, rewrite: (text, outFile) => useVendored(text, outFile, tmp) });
     await writeVendored(tmp);
+    await writeThinClient(tmp);
     try {
       writeCatalog(tmp);
     } catch (e) {

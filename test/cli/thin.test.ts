@@ -2,7 +2,7 @@
  * The thin client (src/surfaces/cli/thin.ts): a warm `--vault` call is sent
  * whole to the folder's daemon, which reads and runs it with the command
  * line's own code; the calling process loads nothing but the launcher and
- * three small modules, prints exactly what the in-process command line prints,
+ * one small bundle (thin.cjs), prints exactly what the in-process command line prints,
  * and falls back to the full command line (which replaces the daemon) when
  * the daemon is of another build or gone.
  */
@@ -12,12 +12,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { thinVault } from '../../src/surfaces/cli/thin.js';
 import { daemonFiles, request, type DaemonStatus, type RunRequest } from '../../src/surfaces/daemon/protocol.js';
+import { fnv1a64 } from '../../src/surfaces/daemon/socket-path.js';
 import { QUIRE_BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
 import { alive, cliWorld, until } from './helpers.js';
 
 const REPO = path.resolve(__dirname, '../..');
-const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
+/** Log every module a process loads: ES modules (loader hooks) and CommonJS ones (its require cache at exit). */
+const HOOKS = `--import=${path.join(REPO, 'test/helpers/record-imports.mjs')} --require=${path.join(REPO, 'test/helpers/record-requires.cjs')}`;
 /** The build the launcher runs now (read at each use: a rebuild gives another). */
 const build = () => fs.readFileSync(path.join(REPO, 'dist/.built'), 'utf8').trim();
 
@@ -40,13 +42,26 @@ afterAll(() => world.cleanup());
 async function traced(args: string[]) {
   const log = path.join(tempDir('quire-imports-'), 'loaded.txt');
   fs.writeFileSync(log, '');
-  const r = await quire(args, { NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log });
-  const loaded = fs.readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file://')).map((u) => path.relative(REPO, new URL(u).pathname));
+  const r = await quire(args, { NODE_OPTIONS: HOOKS, QUIRE_IMPORT_LOG: log });
+  const urls = fs.readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file://'));
+  const loaded = [...new Set(urls)].map((u) => path.relative(REPO, new URL(u).pathname));
   fs.rmSync(path.dirname(log), { recursive: true, force: true });
   return { ...r, loaded };
 }
 
 describe('the thin client', () => {
+  it("names a folder's socket by an FNV-1a hash of its real path (no node:crypto to load)", () => {
+    // The published FNV-1a 64-bit test vectors.
+    const table: Array<[string, string]> = [
+      ['', 'cbf29ce484222325'],
+      ['a', 'af63dc4c8601ec8c'],
+      ['foobar', '85944171f73967e8'],
+    ];
+    for (const [text, hash] of table) expect([text, fnv1a64(text)]).toEqual([text, hash]);
+    expect(path.basename(daemonFiles('/home/ada/Vault', {}).socket)).toBe(`${fnv1a64('/home/ada/Vault')}.sock`);
+  });
+
+
   it('recognises a command on a vault that a daemon may answer whole', () => {
     const table: Array<[string[], string | null]> = [
       [['backlinks', 'Home.md', '--vault', 'V'], 'V'],
@@ -65,12 +80,12 @@ describe('the thin client', () => {
     for (const [argv, want] of table) expect([argv, thinVault(argv)]).toEqual([argv, want]);
   });
 
-  it('answers a warm call through the daemon, loading only the launcher, thin.js and the daemon wire (protocol.js, socket-path.js)', async () => {
+  it('answers a warm call through the daemon, loading only the launcher and thin.cjs (the thin client and the daemon wire, bundled)', async () => {
     const r = await traced(['backlinks', 'Home.md', '--vault', vault, '--verbose']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Books/Dune.md:3  Dune\nProject Alpha.md:6  Project Alpha\n');
     expect(r.stderr).toBe(`vault daemon: the running one for ${fs.realpathSync(vault)} answered the whole command (thin client)\n`);
-    expect(r.loaded.filter((p) => !p.startsWith('test/'))).toEqual(['bin/quire.js', 'dist/surfaces/cli/thin.js', 'dist/surfaces/daemon/protocol.js', 'dist/surfaces/daemon/socket-path.js']);
+    expect(r.loaded.filter((p) => !p.startsWith('test/'))).toEqual(['bin/quire.js', 'dist/surfaces/cli/thin.cjs']);
     // A usage error is read by the daemon too: exit 2, and the command table is not loaded here either.
     const bad = await traced(['search', 'x', '--limit', 'many', '--vault', vault]);
     expect(bad).toMatchObject({ code: 2, stdout: '', stderr: 'quire: --limit takes an integer, not "many"\n' });
@@ -156,8 +171,7 @@ describe('the thin client', () => {
     const old = tempDir('quire-old-build-');
     fs.cpSync(path.join(REPO, 'dist'), path.join(old, 'dist'), { recursive: true });
     fs.writeFileSync(path.join(old, 'dist/.built'), 'an older build\n');
-    fs.mkdirSync(path.join(old, 'bin'));
-    fs.copyFileSync(QUIRE_BIN, path.join(old, 'bin/quire.js'));
+    fs.cpSync(path.dirname(QUIRE_BIN), path.join(old, 'bin'), { recursive: true });
     fs.copyFileSync(path.join(REPO, 'package.json'), path.join(old, 'package.json'));
     for (const link of ['node_modules', 'spec']) fs.symlinkSync(path.join(REPO, link), path.join(old, link));
     const v = world.makeVault();

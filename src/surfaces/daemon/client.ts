@@ -16,6 +16,12 @@ import { daemonFiles, fromWire, request, vaultRealPath, type DaemonReply, type D
 import { buildId, daemonRuntimeDir, SOCKET_PATH_LIMIT } from './socket-path.js';
 
 const BIN = new URL('../../../bin/quire.js', import.meta.url);
+/**
+ * The server's Node.js flags, the one list the launcher bin/quire also reads:
+ * a daemon is long-running like `serve`, so it gets them however this client
+ * was started (`quire`, which starts the client without flags, or `node bin/quire.js`).
+ */
+const SERVER_NODE_FLAGS = new URL('../../../bin/server-node-flags', import.meta.url);
 /** How long a call waits for a daemon it started to take its socket (not to finish indexing: the call waits for that). */
 const START_TIMEOUT_MS = 15_000;
 
@@ -51,7 +57,8 @@ export class DaemonTransport implements Transport {
 function startDaemon(vault: string, env: NodeJS.ProcessEnv, logFile: string): void {
   fs.mkdirSync(path.dirname(logFile), { recursive: true, mode: 0o700 });
   const log = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(BIN), 'daemon', 'run', '--vault', vault], {
+  const flags = fs.readFileSync(SERVER_NODE_FLAGS, 'utf8').trim().split(/\s+/);
+  const child = spawn(process.execPath, [...flags, fileURLToPath(BIN), 'daemon', 'run', '--vault', vault], {
     detached: true,
     stdio: ['ignore', log, log],
     env,
