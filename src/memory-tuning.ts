@@ -6,8 +6,8 @@
  * flight (src/surfaces/http/activity.ts); this module turns those moments
  * into garbage collections. docs/performance.md explains the figures.
  *
- * The Node.js flags the server runs with are on the first line of the
- * launcher, bin/quire.js (and in `npm start`).
+ * The Node.js flags the server runs with are listed in bin/server-node-flags,
+ * which the launcher bin/quire applies to serve, demo and the vault daemon.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -70,8 +70,8 @@ export function tuneServerMemory(opts: {
  * Under steady load with no quiet gap nothing changes: V8 collects as usual.
  *
  * This pays off only when a burst's garbage fits in the young generation,
- * which is why `quire serve` runs Node with a larger one (the flags on the
- * first line of bin/quire.js; docs/performance.md).
+ * which is why `quire serve` runs Node with a larger one (the flags of
+ * bin/server-node-flags; docs/performance.md).
  */
 
 export interface IdleScavengeOptions {
