@@ -6,7 +6,7 @@
 import type { BlockAnchor } from '../markdown/facts.js';
 import { addToSortedMap, allOf, byPath, firstOf, removeFromSortedMap, type PathSet } from './links.js';
 import { taskEntry, type NoteRec } from './records.js';
-import type { IndexedFacts, TaskEntry } from './types.js';
+import type { TaskEntry } from './types.js';
 
 export class AnchorIndex {
   /** Block id → paths of notes with that anchor, in path order. */
@@ -16,15 +16,16 @@ export class AnchorIndex {
 
   constructor(private readonly notesByPath: ReadonlyMap<string, NoteRec>) {}
 
-  add(path: string, facts: IndexedFacts): void {
-    for (const b of facts.blocks) addToSortedMap(this.blockIdx, b.id, path, byPath);
-    for (const t of facts.tasks) if (t.blockId !== null) addToSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
+  /** A note's block anchors' ids and its tasks' block ids (NoteRec's `blockIds`, `taskBlockIds`). */
+  add(path: string, blockIds: readonly string[], taskBlockIds: readonly string[]): void {
+    for (const id of blockIds) addToSortedMap(this.blockIdx, id, path, byPath);
+    for (const id of taskBlockIds) addToSortedMap(this.taskBlockIdx, id, path, byPath);
   }
 
-  /** Undo `add(path, facts)` with the same facts. */
-  remove(path: string, facts: IndexedFacts): void {
-    for (const b of facts.blocks) removeFromSortedMap(this.blockIdx, b.id, path, byPath);
-    for (const t of facts.tasks) if (t.blockId !== null) removeFromSortedMap(this.taskBlockIdx, t.blockId, path, byPath);
+  /** Undo `add` with the same ids. */
+  remove(path: string, blockIds: readonly string[], taskBlockIds: readonly string[]): void {
+    for (const id of blockIds) removeFromSortedMap(this.blockIdx, id, path, byPath);
+    for (const id of taskBlockIds) removeFromSortedMap(this.taskBlockIdx, id, path, byPath);
   }
 
   /** Tasks with this block id, by path then line. */

@@ -12,13 +12,13 @@
  */
 import { fieldsOf } from './fulltext/document.js';
 import { FullTextIndex } from './fulltext/full-text.js';
-import { fileLine, headerLine, IndexSnapshotError, noteLines, readSnapshot, snapshotTail, splitSnapshot, StringTable } from './snapshot.js';
+import { blockIdsOf, fileLine, headerLine, IndexSnapshotError, noteLines, readSnapshot, restText, snapshotTail, splitSnapshot, StringTable, taskBlockIdsOf, type SnapshotNote } from './snapshot.js';
 import { NumsSink } from './link-table.js';
 import { AnchorIndex } from './anchors.js';
 import { DeferredWork } from './deferred-work.js';
 import { derivedId, IdIndex } from './ids.js';
 import { LinkGraph } from './link-graph.js';
-import { aliasKeysOf, claimTime, copyStat, createdOf, EMPTY, entryOf, indexedFacts, taskEntry, type FileRec, type NoteRec } from './records.js';
+import { aliasKeysOf, claimTime, copyStat, createdOf, EMPTY, entryOf, indexedFacts, restoredEntry, taskEntry, undecodedRest, type FileRec, type NoteRec } from './records.js';
 import { DeferredTagIndex } from './tags.js';
 import type { BlockAnchor } from '../markdown/facts.js';
 import type {
@@ -151,61 +151,105 @@ export class HomeIndex {
 
   /**
    * `fresh`: facts straight from JSON.parse (already flat, short strings
-   * shared by V8), no need to detach. `restored`: read from a snapshot that
-   * holds its links' resolutions (set by the link graph's `restore` once
-   * every note is in), so its links are not queued.
+   * shared by V8), no need to detach.
    */
-  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false, claimedAt?: number, restored = false, derivedGiven?: string): NoteRec {
+  private putNote(path: string, given: AnyFacts, stat: FileStat, fresh = false): void {
     const facts = indexedFacts(given, fresh);
     if (this.filesByPath.has(path)) this.remove(path);
-    let rec = this.notesByPath.get(path);
-    const isNew = rec === undefined;
-    const oldAliases: readonly string[] = rec?.aliasKeys ?? EMPTY;
-    const aliasKeys = aliasKeysOf(facts);
+    const rec = this.notesByPath.get(path);
+    const blockIds = blockIdsOf(facts.blocks);
+    const taskBlockIds = taskBlockIdsOf(facts.tasks);
     if (rec === undefined) {
-      const derived = derivedGiven ?? derivedId(path);
-      rec = {
+      const derived = derivedId(path);
+      this.addRec({
         entry: entryOf(path, facts, stat, derived),
         stat: copyStat(stat),
-        // Restored links get theirs from the link graph's `restore`.
-        resolved: restored ? (EMPTY as never[]) : new Array<string | null>(facts.links.length),
+        links: facts.links,
+        claimId: facts.id,
+        blockIds,
+        taskBlockIds,
+        resolved: new Array<string | null>(facts.links.length),
         unresolvedCount: 0,
-        aliasKeys,
+        aliasKeys: aliasKeysOf(facts.aliases),
         derived,
-        claimedAt: claimedAt ?? claimTime(stat),
+        claimedAt: claimTime(stat),
         attached: false,
         sources: null,
         built: null,
-      };
-      this.notesByPath.set(path, rec);
-      this.ids.addDerived(rec);
-    } else {
-      // Same path: links to it stay; everything the old facts registered goes.
-      const sameId = rec.entry.facts.id === facts.id;
-      this.detachNote(rec);
-      if (claimedAt !== undefined) rec.claimedAt = claimedAt;
-      else if (!sameId) rec.claimedAt = claimTime(stat);
-      rec.entry = entryOf(path, facts, stat, rec.derived);
-      rec.stat = copyStat(stat);
-      rec.resolved = new Array<string | null>(facts.links.length);
-      rec.aliasKeys = aliasKeys;
+      }, false);
+      return;
     }
+    // Same path: links to it stay; everything the old facts registered goes.
+    const oldAliases = rec.aliasKeys;
+    const sameId = rec.claimId === facts.id;
+    this.detachNote(rec);
+    if (!sameId) rec.claimedAt = claimTime(stat);
+    rec.entry = entryOf(path, facts, stat, rec.derived);
+    rec.stat = copyStat(stat);
+    rec.links = facts.links;
+    rec.claimId = facts.id;
+    rec.blockIds = blockIds;
+    rec.taskBlockIds = taskBlockIds;
+    rec.resolved = new Array<string | null>(facts.links.length);
+    rec.aliasKeys = aliasKeysOf(facts.aliases);
     this.ids.claim(rec);
-    if (restored) this.graph.noteRestored(rec, isNew);
-    else this.graph.noteAdded(rec, isNew, oldAliases);
-    this.tagIndex.add(path, facts.tags);
-    this.anchors.add(path, facts);
+    this.graph.noteAdded(rec, false, oldAliases);
+    this.attachNote(rec);
+  }
+
+  /**
+   * A note read from a snapshot, at a path the index does not hold yet: its
+   * facts other than the head's stay undecoded (records.ts,
+   * `restoredEntry`). `restored`: the snapshot holds its links'
+   * resolutions (set by the link graph's `restore` once every note is in),
+   * so its links are not queued.
+   */
+  private putRestored(path: string, note: SnapshotNote, stat: FileStat, derived: string, claimedAt: number | undefined, restored: boolean): NoteRec {
+    if (this.filesByPath.has(path) || this.notesByPath.has(path)) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot names a path twice');
+    const rec: NoteRec = {
+      entry: restoredEntry(path, stat, derived, note),
+      stat,
+      links: note.links,
+      claimId: note.id,
+      blockIds: note.blockIds,
+      taskBlockIds: note.taskBlockIds,
+      // Restored links get theirs from the link graph's `restore`.
+      resolved: restored ? (EMPTY as never[]) : new Array<string | null>(note.links.length),
+      unresolvedCount: 0,
+      aliasKeys: aliasKeysOf(note.aliases),
+      derived,
+      claimedAt: claimedAt ?? claimTime(stat),
+      attached: false,
+      sources: null,
+      built: null,
+    };
+    this.addRec(rec, restored);
     return rec;
+  }
+
+  /** Register a note new at its path with every part. */
+  private addRec(rec: NoteRec, restored: boolean): void {
+    this.notesByPath.set(rec.entry.path, rec);
+    this.ids.addDerived(rec);
+    this.ids.claim(rec);
+    if (restored) this.graph.noteRestored(rec, true);
+    else this.graph.noteAdded(rec, true, EMPTY);
+    this.attachNote(rec);
+  }
+
+  /** Register the note's tags and block anchors. */
+  private attachNote(rec: NoteRec): void {
+    this.tagIndex.add(rec.entry.path, rec.entry.tags);
+    this.anchors.add(rec.entry.path, rec.blockIds, rec.taskBlockIds);
   }
 
   /** Undo what `putNote` registered for the note's current facts, except the note map, name index and derived id. */
   private detachNote(rec: NoteRec): void {
     const path = rec.entry.path;
-    const facts = rec.entry.facts;
     this.graph.detachNote(rec);
     this.ids.release(rec);
-    this.tagIndex.remove(path, facts.tags);
-    this.anchors.remove(path, facts);
+    this.tagIndex.remove(path, rec.entry.tags);
+    this.anchors.remove(path, rec.blockIds, rec.taskBlockIds);
   }
 
   /** After every public write. */
@@ -439,11 +483,14 @@ export class HomeIndex {
       const table = new StringTable();
       // A claim older than the file's birth (kept across rename-style saves) is written down, so a restart keeps the id's owner.
       for (const r of notes) {
-        const kept = r.entry.facts.id !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
-        for (const line of noteLines(r.entry.path, r.stat, r.entry.facts, table, nums, strings, r.derived, kept)) yield emit(line);
+        const kept = r.claimId !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
+        // A note whose facts were never read since they came from a snapshot is written as the text it was read from.
+        const rest = undecodedRest(r.entry) ?? restText(r.entry.facts);
+        const head = { id: r.claimId, aliases: r.entry.aliases as string[], tags: r.entry.tags as string[], blockIds: r.blockIds, taskBlockIds: r.taskBlockIds, links: r.links };
+        for (const line of noteLines(r.entry.path, r.stat, head, rest, table, nums, strings, r.derived, kept)) yield emit(line);
         if (!settled) continue;
         if (!r.attached) settled = false;
-        for (let i = 0; settled && i < r.entry.facts.links.length; i++) {
+        for (let i = 0; settled && i < r.links.length; i++) {
           const to = r.resolved[i];
           const n = to === null ? -1 : to === undefined ? undefined : numbers.get(to);
           if (n === undefined) settled = false;
@@ -477,12 +524,12 @@ export class HomeIndex {
         idx.upsertFile(r.path, r.stat);
         continue;
       }
-      notes.push(idx.putNote(r.path, r.facts, r.stat, true, r.claimedAt, res !== null, r.derived));
+      notes.push(idx.putRestored(r.path, r.note, r.stat, r.derived, r.claimedAt, res !== null));
       starts.push(r.linkAt);
     }
+    // One record per path: a snapshot this build wrote names each once (the two maps hold each path once, in one of them).
+    if (idx.filesByPath.size + idx.notesByPath.size !== paths.length) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot names a path twice');
     if (res !== null) {
-      // One record per path: a snapshot this build wrote names each once (the two maps hold each path once, in one of them).
-      if (idx.filesByPath.size + idx.notesByPath.size !== paths.length) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot names a path twice');
       try {
         idx.graph.restore(notes, starts, res, paths);
       } catch (e) {

@@ -35,7 +35,7 @@ export class IdIndex {
 
   /** Register the claim of the note's frontmatter id (the note is in the note map) and set its `entry.id`. */
   claim(rec: NoteRec): void {
-    const id = rec.entry.facts.id;
+    const id = rec.claimId;
     rec.entry.id = rec.derived;
     if (id === null) return;
     const path = rec.entry.path;
@@ -50,7 +50,7 @@ export class IdIndex {
 
   /** Undo `claim`: the next claim, if any, owns the id. */
   release(rec: NoteRec): void {
-    const id = rec.entry.facts.id;
+    const id = rec.claimId;
     rec.entry.id = rec.derived;
     if (id === null) return;
     const i = removeFromSortedMap(this.idClaims, id, rec.entry.path, this.byClaim);

@@ -173,7 +173,7 @@ export class LinkGraph {
     let n = 0;
     for (const rec of this.unkeyed) {
       this.unkeyed.delete(rec);
-      const links = rec.entry.facts.links;
+      const links = rec.links;
       for (let i = 0; i < links.length; i++) {
         const target = links.target(i);
         if (target === '') continue;
@@ -210,7 +210,7 @@ export class LinkGraph {
       const rec = notes[j]!;
       const at = starts[j]!;
       const path = rec.entry.path;
-      const links = rec.entry.facts.links;
+      const links = rec.links;
       if (!Number.isInteger(at) || at < 0 || at + links.length > resolutions.length) throw new TypeError('link graph: restored links out of range');
       const resolved = new Array<string | null>(links.length);
       let unresolved = 0;
@@ -250,7 +250,7 @@ export class LinkGraph {
     this.flush();
     const rec = this.notesByPath.get(path);
     if (rec === undefined) return [];
-    const links = rec.entry.facts.links;
+    const links = rec.links;
     const out: ResolvedLink[] = new Array(links.length);
     for (let i = 0; i < links.length; i++) out[i] = links.resolvedAt(i, rec.resolved[i]!);
     return out;
@@ -293,7 +293,7 @@ export class LinkGraph {
     const out: UnresolvedLink[] = [];
     for (const src of [...this.unresolvedSources].sort(byPath)) {
       const rec = this.notesByPath.get(src)!;
-      const links = rec.entry.facts.links;
+      const links = rec.links;
       for (let i = 0; i < links.length; i++) {
         if (rec.resolved[i] === null) out.push({ from: src, target: links.target(i), line: links.line(i) });
       }
@@ -354,7 +354,7 @@ export class LinkGraph {
   private orphanIncoming(t: TargetRec, path: string): void {
     if (t.sources === null) return;
     for (const src of t.sources) {
-      const links = src.entry.facts.links;
+      const links = src.links;
       for (let i = 0; i < links.length; i++) {
         if (src.resolved[i] === path && links.target(i) !== '') {
           src.resolved[i] = null;
@@ -397,7 +397,7 @@ export class LinkGraph {
   /** Register a queued note's links by key and resolve them. */
   private attachLinks(rec: NoteRec, cache: Map<string, string | null>): void {
     const path = rec.entry.path;
-    const links = rec.entry.facts.links;
+    const links = rec.links;
     let unresolved = 0;
     for (let i = 0; i < links.length; i++) {
       const target = links.target(i);
@@ -426,7 +426,7 @@ export class LinkGraph {
     }
     // Restored and not registered by key yet: only its incoming entries to drop.
     const keyed = !this.unkeyed.delete(rec);
-    const links = rec.entry.facts.links;
+    const links = rec.links;
     const keys: string[] = [];
     const targets: string[] = [];
     for (let i = 0; i < links.length; i++) {
@@ -465,7 +465,7 @@ export class LinkGraph {
     const refs = this.linksByKey.get(key);
     if (refs === undefined) return;
     forEachRef(refs, (src, i) => {
-      const r = this.resolveCached(src.entry.path, src.entry.facts.links, i, cache);
+      const r = this.resolveCached(src.entry.path, src.links, i, cache);
       const old = src.resolved[i]!;
       if (r === old) return;
       src.resolved[i] = r;
@@ -513,7 +513,7 @@ function findSource(sources: NoteRec[], path: string): number {
 
 /** Whether any link of `src` (other than a same-note `[[#x]]`) resolves to `path`. */
 function linksTo(src: NoteRec, path: string): boolean {
-  const links = src.entry.facts.links;
+  const links = src.links;
   for (let i = 0; i < links.length; i++) if (src.resolved[i] === path && links.target(i) !== '') return true;
   return false;
 }
@@ -531,7 +531,7 @@ function occurrence(links: LinkTable, i: number): BacklinkOccurrence {
 }
 
 function buildBacklink(src: NoteRec, path: string): Backlink {
-  const links = src.entry.facts.links;
+  const links = src.links;
   const occurrences: BacklinkOccurrence[] = [];
   for (let i = 0; i < links.length; i++) {
     if (src.resolved[i] === path && links.target(i) !== '') occurrences.push(occurrence(links, i));

@@ -6,6 +6,7 @@
 import type { NoteFacts } from '../markdown/facts.js';
 import { detachStrings } from './detach.js';
 import { LinkTable } from './link-table.js';
+import { decodeRest, type SnapshotNote } from './snapshot.js';
 import type { AnyFacts, Backlink, FileEntry, FileStat, IndexedFacts, NoteEntry, TaskEntry } from './types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -28,6 +29,16 @@ export interface TargetRec {
 export interface NoteRec extends TargetRec {
   entry: Mutable<NoteEntry>;
   stat: FileStat;
+  /**
+   * What the index's parts read of the facts, kept beside them so that a
+   * note restored from a snapshot is not decoded for it (`restoredEntry`):
+   * its links, its frontmatter id, and the ids of its block anchors and of
+   * its tasks that carry one.
+   */
+  links: LinkTable;
+  claimId: string | null;
+  blockIds: readonly string[];
+  taskBlockIds: readonly string[];
   /** Where each of `facts.links` resolves to (parallel array). */
   resolved: (string | null)[];
   unresolvedCount: number;
@@ -112,6 +123,84 @@ export function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: s
  * they would be a quarter of a million small objects on a 10k-note Home),
  * strings detached from the note text unless `fresh`, links as a table.
  */
+/**
+ * The entry of a note read from a snapshot: what the index needs at once
+ * (path, ids, stat, aliases, tags) is there; title, frontmatter, created,
+ * word count, headings and the facts are own getters (so a spread or JSON
+ * copy of the entry reads them) that parse the rest of the note's snapshot
+ * line the first time one is read (`decodeRest`), and keep the facts.
+ */
+export function restoredEntry(path: string, stat: FileStat, id: string, note: SnapshotNote): Mutable<NoteEntry> {
+  const e = { id, path } as Mutable<NoteEntry> & { [LAZY]: Lazy };
+  Object.defineProperty(e, LAZY, { value: { note, stat, facts: null, created: null } satisfies Lazy });
+  Object.defineProperty(e, 'title', TITLE);
+  e.aliases = note.aliases;
+  e.tags = note.tags;
+  Object.defineProperty(e, 'frontmatter', FRONTMATTER);
+  e.etag = stat.etag;
+  e.size = stat.size;
+  e.mtimeMs = stat.mtimeMs;
+  Object.defineProperty(e, 'created', CREATED);
+  e.updated = Math.floor(stat.mtimeMs);
+  Object.defineProperty(e, 'wordCount', WORD_COUNT);
+  Object.defineProperty(e, 'headings', HEADINGS);
+  Object.defineProperty(e, 'facts', FACTS);
+  return e;
+}
+
+/** The snapshot text of a restored note's facts while they were never read; null once they were (or for any other entry). */
+export function undecodedRest(e: NoteEntry): string | null {
+  const lazy = (e as { [LAZY]?: Lazy })[LAZY];
+  return lazy === undefined || lazy.note === null ? null : lazy.note.rest;
+}
+
+const LAZY = Symbol('lazy facts');
+
+interface Lazy {
+  /** Null once decoded: the facts are the truth from then on, and the text is let go. */
+  note: SnapshotNote | null;
+  stat: FileStat;
+  facts: IndexedFacts | null;
+  /** Set by a re-stamp (upsertNote with the same facts), else computed on first read. */
+  created: number | null;
+}
+
+function factsOf(e: object): IndexedFacts {
+  const lazy = (e as { [LAZY]: Lazy })[LAZY];
+  if (lazy.facts === null) {
+    lazy.facts = decodeRest((e as NoteEntry).path, lazy.note!);
+    lazy.note = null;
+  }
+  return lazy.facts;
+}
+
+const getter = (get: (this: object) => unknown): PropertyDescriptor => ({ get, enumerable: true });
+const TITLE = getter(function () {
+  return factsOf(this).title;
+});
+const FRONTMATTER = getter(function () {
+  return factsOf(this).frontmatter;
+});
+const WORD_COUNT = getter(function () {
+  return factsOf(this).wordCount;
+});
+const HEADINGS = getter(function () {
+  return factsOf(this).headings;
+});
+const FACTS = getter(function () {
+  return factsOf(this);
+});
+const CREATED: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object) {
+    const lazy = (this as { [LAZY]: Lazy })[LAZY];
+    return (lazy.created ??= createdOf(factsOf(this), lazy.stat));
+  },
+  set(this: object, v: number) {
+    (this as { [LAZY]: Lazy })[LAZY].created = v;
+  },
+};
+
 export function indexedFacts(given: AnyFacts, fresh: boolean): IndexedFacts {
   if (given.links instanceof LinkTable) return given.tagOccurrences.length === 0 ? (given as IndexedFacts) : { ...(given as IndexedFacts), tagOccurrences: [] };
   const facts: NoteFacts = { ...(given as NoteFacts), tagOccurrences: [] };
@@ -119,10 +208,10 @@ export function indexedFacts(given: AnyFacts, fresh: boolean): IndexedFacts {
   return { ...facts, links: LinkTable.of(facts.links) };
 }
 
-export function aliasKeysOf(facts: AnyFacts): readonly string[] {
-  if (facts.aliases.length === 0) return EMPTY;
+export function aliasKeysOf(aliases: readonly string[]): readonly string[] {
+  if (aliases.length === 0) return EMPTY;
   const out: string[] = [];
-  for (const a of facts.aliases) {
+  for (const a of aliases) {
     const k = a.toLowerCase();
     if (k !== '' && !out.includes(k)) out.push(k);
   }

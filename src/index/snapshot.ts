@@ -9,8 +9,8 @@
  *   {"format":"quire-home-index","version":5,"byteOrder":"LE"}
  *   ["f", path, stat]            one per non-note file
  *   ["s", string, ...]           strings the next lines refer to by number
- *   ["n", path, stat, facts, claimedAt | null, derivedId]   one per note; claimedAt
- *                                when its claim on its id is older than its file
+ *   ["n", path, stat, claimedAt | null, derivedId, id, aliases, tags, blockIds, taskBlockIds, links] TAB rest
+ *                                one per note; claimedAt when its claim on its id is older than its file
  *   "\n" × 0–3                  so the bytes below start at a multiple of 4
  *   int32 × L                    the links' integers (5 a link: LinkTable's columns)
  *   int32 × L / 5                each link's target, a number into the string table
@@ -18,16 +18,21 @@
  *   int32 × R                    where each link resolves (R = L / 5), or none (R = 0)
  *   int32 L, E, R                the last 12 bytes
  *
- * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`, and
- * `facts` the compact tuple of `encodeFacts`: field names are not repeated,
- * and the strings of links and tag occurrences (the same few targets,
- * headings and tags over and over) are numbers into the string table that
- * "s" lines build up as they first appear. Decoding shares each such string,
- * which also keeps a warm-started index small. A note's links are
- * `[offset, count, null, [extras offset, length] | null]`
- * (`LinkTable.toColumns`): their integers are a view of the bytes at the
- * end, and their strings' numbers are read from there too, not parsed
- * number by number.
+ * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`. A
+ * note line is in two parts, split by its one raw tab (JSON text never has
+ * one): its head, read at start-up, holds what the index needs at once (the
+ * frontmatter id, aliases, tags and block ids, for the id, alias, tag and
+ * anchor maps, and the links); its rest (`restText`: frontmatter, title,
+ * headings, blocks, tasks, word count) is kept as text and parsed the first
+ * time something reads it (`decodeRest`, docs/performance.md, "Warm
+ * opening"). Tags are numbers into the string table that "s" lines build up
+ * as they first appear; decoding shares each such string, which also keeps
+ * a warm-started index small. The rest holds no such number, so that a
+ * note never read can be written to the next snapshot as the very text it
+ * was read from. A note's links are `[offset, count, null, [extras offset,
+ * length] | null]` (`LinkTable.toColumns`): their integers are a view of
+ * the bytes at the end, and their strings' numbers are read from there
+ * too, not parsed number by number.
  *
  * A link's resolution is the number of the path it resolves to (files, then
  * notes, in the order of their lines) or -1 (unresolved); a same-note link
@@ -43,7 +48,7 @@ import { LinkTable, type NumsSink, type StringColumns, type StringSinks } from '
 import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
-export const INDEX_SNAPSHOT_VERSION = 5;
+export const INDEX_SNAPSHOT_VERSION = 6;
 export const INDEX_SNAPSHOT_FORMAT = 'quire-home-index';
 
 /** A snapshot this build cannot use; the caller should rebuild from the files. */
@@ -54,9 +59,26 @@ export class IndexSnapshotError extends AppError {
   }
 }
 
+/** What a note line's head holds: what the index needs of a note at once. */
+export interface NoteHead {
+  /** The frontmatter id (NoteFacts.id). */
+  id: string | null;
+  aliases: string[];
+  tags: string[];
+  /** The ids of the note's block anchors, and of its tasks that carry one, in document order. */
+  blockIds: readonly string[];
+  taskBlockIds: readonly string[];
+  links: LinkTable;
+}
+
+/** A note as read from a snapshot: its head, and the rest of its facts as JSON text for `decodeRest`. */
+export interface SnapshotNote extends NoteHead {
+  rest: string;
+}
+
 export type SnapshotRecord =
   | { kind: 'file'; path: string; stat: FileStat }
-  | { kind: 'note'; path: string; stat: FileStat; facts: IndexedFacts; claimedAt?: number; linkAt: number; derived: string };
+  | { kind: 'note'; path: string; stat: FileStat; note: SnapshotNote; claimedAt?: number; linkAt: number; derived: string };
 
 export function headerLine(): string {
   return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION, byteOrder: BYTE_ORDER });
@@ -95,13 +117,95 @@ export class StringTable {
   }
 }
 
-/** The lines for one note: its "s" line first when it brought new strings. Its links' integers go to `nums`, their strings' numbers to `linkStrings`. */
-export function noteLines(path: string, stat: FileStat, facts: AnyFacts, table: StringTable, nums: NumsSink, linkStrings: StringSinks, derived: string, claimedAt?: number): string[] {
+/**
+ * The lines for one note: its "s" line first when it brought new strings.
+ * `rest`: `restText` of its facts, or the text a snapshot held (never
+ * decoded since). Its links' integers go to `nums`, their strings' numbers
+ * to `linkStrings`.
+ */
+export function noteLines(path: string, stat: FileStat, head: NoteHead, rest: string, table: StringTable, nums: NumsSink, linkStrings: StringSinks, derived: string, claimedAt?: number): string[] {
   // The derived id (a SHA-256 of the path) is stored: hashing 10k paths again took 30-80 ms of a warm start.
-  const record: unknown[] = ['n', path, encodeStat(stat), encodeFacts(facts, table, { nums, strings: linkStrings }), claimedAt ?? null, derived];
-  const line = JSON.stringify(record);
+  const record: unknown[] = [
+    'n',
+    path,
+    encodeStat(stat),
+    claimedAt ?? null,
+    derived,
+    head.id,
+    head.aliases,
+    head.tags.map((t) => table.ref(t)),
+    head.blockIds,
+    head.taskBlockIds,
+    head.links.toColumns((s) => table.ref(s), nums, linkStrings),
+  ];
+  const line = JSON.stringify(record) + '\t' + rest;
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
+}
+
+/** A note's head, from its facts. */
+export function headOf(f: IndexedFacts): NoteHead {
+  return { id: f.id, aliases: f.aliases, tags: f.tags, blockIds: blockIdsOf(f.blocks), taskBlockIds: taskBlockIdsOf(f.tasks), links: f.links };
+}
+
+export function blockIdsOf(blocks: readonly BlockAnchor[]): readonly string[] {
+  return blocks.length === 0 ? NONE : blocks.map((b) => b.id);
+}
+
+export function taskBlockIdsOf(tasks: readonly Task[]): readonly string[] {
+  let out: string[] | null = null;
+  for (const t of tasks) if (t.blockId !== null) (out ??= []).push(t.blockId);
+  return out ?? NONE;
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/** The part of a note line parsed only when first read: its facts other than the head's (`decodeRest` is the inverse). */
+export function restText(f: AnyFacts): string {
+  const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
+  return JSON.stringify([f.frontmatter, f.frontmatterError, range, f.title, f.titleSource, f.frontmatterTags, flatHeadings(f.headings), flatBlocks(f.blocks), flatTasks(f.tasks), f.wordCount]);
+}
+
+/**
+ * A snapshot note's facts, whole: its rest parsed, with its head's. Equal,
+ * key order included, to the facts it was written from. Throws
+ * IndexSnapshotError on a malformed rest (the head was checked at start-up,
+ * the rest only now).
+ */
+export function decodeRest(path: string, note: SnapshotNote): IndexedFacts {
+  const x = parseLine(note.rest);
+  if (!Array.isArray(x) || x.length !== 10) throw malformed();
+  const [frontmatter, frontmatterError, range, title, titleSource, frontmatterTags, hs, bs, ts, wordCount] = x as [
+    NoteFacts['frontmatter'],
+    string | null,
+    [number, number] | null,
+    string,
+    NoteFacts['titleSource'],
+    string[],
+    unknown[],
+    unknown[],
+    unknown[],
+    number,
+  ];
+  if (!Array.isArray(frontmatterTags) || !Array.isArray(hs) || !Array.isArray(bs) || !Array.isArray(ts)) throw malformed();
+  return {
+    path,
+    frontmatter,
+    frontmatterError,
+    frontmatterRange: range === null ? null : { start: range[0], end: range[1] },
+    title,
+    titleSource,
+    id: note.id,
+    aliases: note.aliases,
+    frontmatterTags,
+    tagOccurrences: [],
+    tags: note.tags,
+    headings: headingsOf(hs),
+    blocks: blocksOf(bs),
+    links: note.links,
+    tasks: tasksOf(ts),
+    wordCount,
+  };
 }
 
 /** The bytes that end a snapshot: padding, the links' integers, their strings' numbers, their resolutions and the three counts. */
@@ -177,13 +281,23 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
   const { text, nums, strings: linkStrings } = parts;
   let at = text.indexOf('\n');
   const strings: string[] = [];
+  const str = (n: unknown): string | null => {
+    if (n === null) return null;
+    const s = strings[n as number];
+    if (s === undefined) throw malformed();
+    return s;
+  };
+  let tab = text.indexOf('\t');
   while (at >= 0 && at < text.length - 1) {
     const next = text.indexOf('\n', at + 1);
-    const line = text.slice(at + 1, next < 0 ? text.length : next);
+    const end = next < 0 ? text.length : next;
+    if (tab >= 0 && tab <= at) tab = text.indexOf('\t', at + 1);
+    const split = tab >= 0 && tab < end;
+    const line = text.slice(at + 1, split ? tab : end);
     at = next;
     if (line === '') continue;
     const r = parseLine(line);
-    if (!Array.isArray(r) || typeof r[1] !== 'string') throw malformed();
+    if (!Array.isArray(r) || typeof r[1] !== 'string' || (r[0] !== 'n') === split) throw malformed();
     if (r[0] === 's') {
       for (let i = 1; i < r.length; i++) strings.push(r[i] as string);
       continue;
@@ -193,14 +307,34 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
       yield { kind: 'file', path: r[1], stat };
       continue;
     }
-    if (r[0] !== 'n' || r.length !== 6 || (r[4] !== null && typeof r[4] !== 'number') || typeof r[5] !== 'string' || !DERIVED_ID.test(r[5])) throw malformed();
-    const facts = decodeFacts(r[1], r[3], strings, { nums, strings: linkStrings });
+    if (r[0] !== 'n' || r.length !== 11) throw malformed();
+    const [, path, , claimedAt, derived, id, aliases, tagRefs, blockIds, taskBlockIds, ls] = r as unknown[];
+    if ((claimedAt !== null && typeof claimedAt !== 'number') || typeof derived !== 'string' || !DERIVED_ID.test(derived)) throw malformed();
+    if ((id !== null && typeof id !== 'string') || !isStrings(aliases) || !Array.isArray(tagRefs) || !isStrings(blockIds) || !isStrings(taskBlockIds)) throw malformed();
+    const rest = text.slice(tab + 1, end);
+    // Only the rest's brackets are checked now; its JSON is parsed when the note's facts are first read.
+    if (rest.charCodeAt(0) !== 91 || rest.charCodeAt(rest.length - 1) !== 93) throw malformed();
+    const tags = tagRefs.map((n) => {
+      const s = strings[n as number];
+      if (typeof n !== 'number' || s === undefined) throw malformed();
+      return s;
+    });
+    let links: LinkTable;
+    try {
+      links = LinkTable.fromColumns(ls, nums, str, linkStrings);
+    } catch (e) {
+      if (e instanceof TypeError) throw malformed();
+      throw e;
+    }
+    const note: SnapshotNote = { id, aliases, tags, blockIds: blockIds.length === 0 ? NONE : blockIds, taskBlockIds: taskBlockIds.length === 0 ? NONE : taskBlockIds, links, rest };
     // Where this note's links start among all links (their resolutions are in that order).
-    const linkAt = (((r[3] as unknown[])[12] as unknown[])[0] as number) / LINK_INTS;
-    if (r[4] !== null) yield { kind: 'note', path: r[1], stat, facts, claimedAt: r[4] as number, linkAt, derived: r[5] };
-    else yield { kind: 'note', path: r[1], stat, facts, linkAt, derived: r[5] };
+    const linkAt = ((ls as unknown[])[0] as number) / LINK_INTS;
+    if (claimedAt !== null) yield { kind: 'note', path: path as string, stat, note, claimedAt: claimedAt as number, linkAt, derived };
+    else yield { kind: 'note', path: path as string, stat, note, linkAt, derived };
   }
 }
+
+const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
 
 function parseLine(line: string): unknown {
   try {
@@ -245,16 +379,10 @@ const LINK_INTS = 5;
 export function encodeFacts(f: AnyFacts, table: StringTable, columns?: { nums: NumsSink; strings: StringSinks }): unknown[] {
   const tagOcc: unknown[] = [];
   for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
-  const headings: unknown[] = [];
-  for (const h of f.headings) headings.push(h.level, h.text, h.line);
-  const blocks: unknown[] = [];
-  for (const b of f.blocks) blocks.push(b.id, b.line, b.column);
   const linkTable = f.links instanceof LinkTable ? f.links : LinkTable.of(f.links);
   // In a snapshot or across threads (`columns`), the links' integers travel in typed arrays.
   const links = columns ? linkTable.toColumns((s) => table.ref(s), columns.nums, columns.strings) : linkTable.toFlat((s) => table.ref(s)!);
   const refs = (a: readonly string[]) => a.map((t) => table.ref(t));
-  const tasks: unknown[] = [];
-  for (const t of f.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
   const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
   return [
     f.frontmatter,
@@ -267,10 +395,10 @@ export function encodeFacts(f: AnyFacts, table: StringTable, columns?: { nums: N
     refs(f.frontmatterTags),
     tagOcc,
     refs(f.tags),
-    headings,
-    blocks,
+    flatHeadings(f.headings),
+    flatBlocks(f.blocks),
     links,
-    tasks,
+    flatTasks(f.tasks),
     f.wordCount,
   ];
 }
@@ -317,31 +445,12 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
   for (let i = 0; i < tagOcc.length; i += 4) {
     tagOccurrences.push({ tag: str(tagOcc[i])!, line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
   }
-  const headings: Heading[] = [];
-  for (let i = 0; i < hs.length; i += 3) headings.push({ level: hs[i] as number, text: hs[i + 1] as string, line: hs[i + 2] as number });
-  const blocks: BlockAnchor[] = [];
-  for (let i = 0; i < bs.length; i += 3) blocks.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
   let links: LinkTable;
   try {
     links = columns ? LinkTable.fromColumns(ls, columns.nums, str, columns.strings) : LinkTable.fromFlat(ls, str);
   } catch (e) {
     if (e instanceof TypeError) throw malformed();
     throw e;
-  }
-  const tasks: Task[] = [];
-  for (let i = 0; i < ts.length; i += TASK_WIDTH) {
-    const status = ts[i + 1] as string;
-    tasks.push({
-      line: ts[i] as number,
-      status,
-      checked: status === 'x' || status === 'X',
-      cancelled: status === '-',
-      text: ts[i + 2] as string,
-      blockId: ts[i + 3] as string | null,
-      due: ts[i + 4] as string | null,
-      depth: ts[i + 5] as number,
-      parentTaskLine: ts[i + 6] as number | null,
-    });
   }
   return {
     path,
@@ -355,10 +464,59 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
     frontmatterTags: strs(frontmatterTagRefs),
     tagOccurrences,
     tags: strs(tagRefs),
-    headings,
-    blocks,
+    headings: headingsOf(hs),
+    blocks: blocksOf(bs),
     links,
-    tasks,
+    tasks: tasksOf(ts),
     wordCount,
   };
+}
+
+function flatHeadings(hs: readonly Heading[]): unknown[] {
+  const out: unknown[] = [];
+  for (const h of hs) out.push(h.level, h.text, h.line);
+  return out;
+}
+
+function flatBlocks(bs: readonly BlockAnchor[]): unknown[] {
+  const out: unknown[] = [];
+  for (const b of bs) out.push(b.id, b.line, b.column);
+  return out;
+}
+
+function flatTasks(ts: readonly Task[]): unknown[] {
+  const out: unknown[] = [];
+  for (const t of ts) out.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
+  return out;
+}
+
+function headingsOf(hs: unknown[]): Heading[] {
+  const out: Heading[] = [];
+  for (let i = 0; i < hs.length; i += 3) out.push({ level: hs[i] as number, text: hs[i + 1] as string, line: hs[i + 2] as number });
+  return out;
+}
+
+function blocksOf(bs: unknown[]): BlockAnchor[] {
+  const out: BlockAnchor[] = [];
+  for (let i = 0; i < bs.length; i += 3) out.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
+  return out;
+}
+
+function tasksOf(ts: unknown[]): Task[] {
+  const out: Task[] = [];
+  for (let i = 0; i < ts.length; i += TASK_WIDTH) {
+    const status = ts[i + 1] as string;
+    out.push({
+      line: ts[i] as number,
+      status,
+      checked: status === 'x' || status === 'X',
+      cancelled: status === '-',
+      text: ts[i + 2] as string,
+      blockId: ts[i + 3] as string | null,
+      due: ts[i + 4] as string | null,
+      depth: ts[i + 5] as number,
+      parentTaskLine: ts[i + 6] as number | null,
+    });
+  }
+  return out;
 }
