@@ -71,7 +71,7 @@ export class HomeIndex {
     this.fullText = opts.fullText ?? new FullTextIndex();
     this.deferred = new DeferredWork(
       {
-        runSlice: (budgetMs) => this.graph.flush(budgetMs) && this.tagIndex.flush(budgetMs) && this.graph.registerKeys(budgetMs),
+        runSlice: (budgetMs) => this.graph.flush(budgetMs) && this.tagIndex.flush(budgetMs),
         runLast: () => this.fullText.mergePending(),
         hasWork: () => this.graph.hasPending() || this.tagIndex.pending > 0 || this.fullText.hasPendingMerge,
       },

@@ -127,9 +127,14 @@ export class LinkGraph {
     return { notes: this.pendingNotes.size, keys: this.pendingKeys.size };
   }
 
-  /** Whether any work is left: links to resolve, or restored links to register by key. */
+  /**
+   * Whether any work is left: links to resolve. Restored links not yet
+   * registered by key are not work until a change to the Home's names
+   * queues a key (`touchKey`), which `flush` then does first: on a Home that
+   * keeps its names, the keys of 550k links are never built.
+   */
   hasPending(): boolean {
-    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0 || this.unkeyed.size > 0;
+    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0;
   }
 
   /** Whether every note's `resolved` is the current answer (what a snapshot may store). */
@@ -165,7 +170,8 @@ export class LinkGraph {
   /**
    * Register restored notes' links by key for up to `budgetMs` (default:
    * all); true when none are left. Queries do not need it (their answers are
-   * the restored resolutions); a change to the Home's names does.
+   * the restored resolutions); a change to the Home's names does, and `flush`
+   * calls this before re-resolving the first key such a change queued.
    */
   registerKeys(budgetMs = Infinity): boolean {
     if (this.unkeyed.size === 0) return true;
