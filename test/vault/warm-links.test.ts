@@ -20,9 +20,15 @@ async function answers(root: string, cacheFile: string | null) {
   const pendingAtReady = v.index.pendingWork().notes;
   const state = linkState(v.index);
   const tagged = Object.fromEntries(state.tags.map((t) => [t.tag, v.index.notesWithTag(t.tag).map((n) => n.path)]));
+  // Read last: a warm start decodes these facts only now (snapshot.ts, a note line's rest), after the changes.
+  const notes = [...v.index.notes()]
+    .map((n) => ({ path: n.path, id: n.id, title: n.title, frontmatter: n.frontmatter, created: n.created, wordCount: n.wordCount, headings: n.headings, facts: { ...n.facts, links: n.facts.links.toArray() } }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const tasks = [...v.index.tasks()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+  const anchors = { task: v.index.taskByBlockId('t1'), owner: v.index.blockOwner('b1') };
   await v.index.whenIdle();
   await v.close();
-  return { stats, pendingAtReady, state: { ...state, tagged } };
+  return { stats, pendingAtReady, state: { ...state, tagged, notes, tasks, anchors } };
 }
 
 const write = (root: string, rel: string, text: string) => {
@@ -41,9 +47,10 @@ describe('warm start: stored link resolutions', () => {
     write(root, 'Later.md', 'later [[Home]]\n');
     write(root, 'café.png', 'png');
     for (let i = 0; i < 20; i++) write(root, `gen/n${i}.md`, `note ${i} [[n${(i + 1) % 20}]] [[Home]] #gen/${i % 3}\n`);
+    write(root, 'Tasks.md', '---\nid: tasks\ncreated: 2024-01-02\ntags: [plan]\n---\n# Tasks\n- [ ] one ^t1\n- [x] two\npara ^b1\n');
 
     const first = await answers(root, cacheFile);
-    expect(first.stats.parsed).toBe(25);
+    expect(first.stats.parsed).toBe(26);
     // The save after a settled index holds every link's resolution.
     const parts = splitSnapshot(fs.readFileSync(cacheFile));
     expect(parts.resolutions).not.toBeNull();
@@ -61,6 +68,8 @@ describe('warm start: stored link resolutions', () => {
       }],
       ['a note is retitled by its heading and tags change', () => write(root, 'gen/n5.md', '# Something else\n[[Later renamed]] #other/tag\n')],
       ['a linked file is deleted', () => fs.rmSync(path.join(root, 'café.png'))],
+      ['a note with tasks, a block and frontmatter is edited', () => write(root, 'Tasks.md', '---\nid: tasks2\ndate: 2023-05-06\n---\n# Plans\n- [ ] one ^b1\n- [-] three ^t1\n')],
+      ['a note with tasks and a block is renamed', () => fs.renameSync(path.join(root, 'Tasks.md'), path.join(root, 'deep/Tasks moved.md'))],
     ];
     for (const [name, change] of steps) {
       change();
