@@ -281,12 +281,6 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
   const { text, nums, strings: linkStrings } = parts;
   let at = text.indexOf('\n');
   const strings: string[] = [];
-  const str = (n: unknown): string | null => {
-    if (n === null) return null;
-    const s = strings[n as number];
-    if (s === undefined) throw malformed();
-    return s;
-  };
   let tab = text.indexOf('\t');
   while (at >= 0 && at < text.length - 1) {
     const next = text.indexOf('\n', at + 1);
@@ -321,7 +315,7 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
     });
     let links: LinkTable;
     try {
-      links = LinkTable.fromColumns(ls, nums, str, linkStrings);
+      links = LinkTable.fromColumns(ls, nums, strings, linkStrings);
     } catch (e) {
       if (e instanceof TypeError) throw malformed();
       throw e;
@@ -447,7 +441,7 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
   }
   let links: LinkTable;
   try {
-    links = columns ? LinkTable.fromColumns(ls, columns.nums, str, columns.strings) : LinkTable.fromFlat(ls, str);
+    links = columns ? LinkTable.fromColumns(ls, columns.nums, strings, columns.strings) : LinkTable.fromFlat(ls, str);
   } catch (e) {
     if (e instanceof TypeError) throw malformed();
     throw e;

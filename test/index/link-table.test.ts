@@ -80,7 +80,6 @@ describe('LinkTable', () => {
   it('crosses threads as columns: the integers of many notes in one array, each table a view of it', () => {
     const strings: string[] = [];
     const ref = (s: string | null) => (s === null ? null : strings.includes(s) ? strings.indexOf(s) : strings.push(s) - 1);
-    const str = (n: unknown) => (n === null ? null : (strings[n as number] ?? null));
     const notes = [...generateVault(11, 60)].map(({ path, text }) => extractFacts(text, path).links);
     notes.push([], [link({ target: 'A', heading: 'H', alias: 'a' }), link({ target: '', blockId: 'b' })]);
     const sink = new NumsSink();
@@ -89,7 +88,7 @@ describe('LinkTable', () => {
     const nums = sink.take();
     const cols = { targets: stringSinks.targets.take(), extras: stringSinks.extras.take() };
     expect(nums.length).toBe(notes.reduce((n, l) => n + l.length * 5, 0));
-    notes.forEach((l, k) => expect(LinkTable.fromColumns(rows[k], nums, str, cols).toArray()).toEqual(l));
+    notes.forEach((l, k) => expect(LinkTable.fromColumns(rows[k], nums, strings, cols).toArray()).toEqual(l));
     expect(sink.take().length).toBe(0);
     const last = rows.at(-1) as [number, number, null, [number, number]];
     for (const bad of [
@@ -101,7 +100,7 @@ describe('LinkTable', () => {
       [last[0], last[1], last[2], last[3]].slice(0, 3),
       'x',
     ]) {
-      expect(() => LinkTable.fromColumns(bad, nums, str, cols)).toThrow(TypeError);
+      expect(() => LinkTable.fromColumns(bad, nums, strings, cols)).toThrow(TypeError);
     }
   });
 });
