@@ -216,13 +216,18 @@ describe("the server's Node.js flags", () => {
     }
     process.stdout.write(String(sink > 0 ? grew : -1));
   })();`;
+  /**
+   * The least of three runs: now and then (about one run in seven on a busy
+   * machine) a run grows the old generation by several MB with the flags too,
+   * while without the flag none of 16 runs grew it by less than 1.8 MB.
+   */
   const oldGrowth = (flags: readonly string[]) =>
-    Number(execFileSync(process.execPath, [...flags, '-e', OPEN_THEN_SERVE], { encoding: 'utf8', timeout: 60_000 }));
+    Math.min(...[0, 1, 2].map(() => Number(execFileSync(process.execPath, [...flags, '-e', OPEN_THEN_SERVE], { encoding: 'utf8', timeout: 60_000 }))));
 
   it('keep short-lived objects of sites the opening used out of the old generation', () => {
-    expect(oldGrowth(SERVER_NODE_FLAGS)).toBeLessThan(2 * MB);
+    expect(oldGrowth(SERVER_NODE_FLAGS)).toBeLessThan(1 * MB);
     // Why the flag is there: without it V8 allocates those objects in the old generation.
     // Should this stop failing on a newer Node.js, the flag may no longer be needed.
-    expect(oldGrowth(SERVER_NODE_FLAGS.filter((f) => f !== '--no-allocation-site-pretenuring'))).toBeGreaterThan(2 * MB);
+    expect(oldGrowth(SERVER_NODE_FLAGS.filter((f) => f !== '--no-allocation-site-pretenuring'))).toBeGreaterThan(1 * MB);
   }, 120_000);
 });
