@@ -6,7 +6,7 @@
 import type { NoteFacts } from '../markdown/facts.js';
 import { detachStrings } from './detach.js';
 import { LinkTable } from './link-table.js';
-import { decodeRest, type SnapshotNote } from './snapshot.js';
+import { decodeRest, restOf, type SnapshotNote } from './snapshot.js';
 import type { AnyFacts, Backlink, FileEntry, FileStat, IndexedFacts, NoteEntry, TaskEntry } from './types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -151,13 +151,13 @@ export function restoredEntry(path: string, stat: FileStat, id: string, note: Sn
 /** The snapshot text of a restored note's facts while they were never read; null once they were (or for any other entry). */
 export function undecodedRest(e: NoteEntry): string | null {
   const lazy = (e as { [LAZY]?: Lazy })[LAZY];
-  return lazy === undefined || lazy.note === null ? null : lazy.note.rest;
+  return lazy === undefined || lazy.note === null ? null : restOf(lazy.note);
 }
 
 const LAZY = Symbol('lazy facts');
 
 interface Lazy {
-  /** Null once decoded: the facts are the truth from then on, and the text is let go. */
+  /** Null once decoded: the facts are the truth from then on, and the bytes are let go (once every note lets go, the snapshot's text is collected). */
   note: SnapshotNote | null;
   stat: FileStat;
   facts: IndexedFacts | null;

@@ -23,7 +23,7 @@
  * one): its head, read at start-up, holds what the index needs at once (the
  * frontmatter id, aliases, tags and block ids, for the id, alias, tag and
  * anchor maps, and the links); its rest (`restText`: frontmatter, title,
- * headings, blocks, tasks, word count) is kept as text and parsed the first
+ * headings, blocks, tasks, word count) is kept as bytes and parsed the first
  * time something reads it (`decodeRest`, docs/performance.md, "Warm
  * opening"). Tags are numbers into the string table that "s" lines build up
  * as they first appear; decoding shares each such string, which also keeps
@@ -71,9 +71,22 @@ export interface NoteHead {
   links: LinkTable;
 }
 
-/** A note as read from a snapshot: its head, and the rest of its facts as JSON text for `decodeRest`. */
+/**
+ * A note as read from a snapshot: its head, and where the rest of its facts
+ * is, as UTF-8 JSON in the snapshot's text bytes (`restOf`, `decodeRest`).
+ * Bytes, not a string: decoding the whole text to one string cost 20-40 ms
+ * of a warm start on the 10k bench vault, and a text with any non-Latin-1
+ * character is held by V8 at two bytes a character, in its heap.
+ */
 export interface SnapshotNote extends NoteHead {
-  rest: string;
+  bytes: Buffer;
+  start: number;
+  end: number;
+}
+
+/** The JSON text of a snapshot note's rest. */
+export function restOf(note: SnapshotNote): string {
+  return note.bytes.toString('utf8', note.start, note.end);
 }
 
 export type SnapshotRecord =
@@ -173,7 +186,7 @@ export function restText(f: AnyFacts): string {
  * the rest only now).
  */
 export function decodeRest(path: string, note: SnapshotNote): IndexedFacts {
-  const x = parseLine(note.rest);
+  const x = parseLine(restOf(note));
   if (!Array.isArray(x) || x.length !== 10) throw malformed();
   const [frontmatter, frontmatterError, range, title, titleSource, frontmatterTags, hs, bs, ts, wordCount] = x as [
     NoteFacts['frontmatter'],
@@ -229,7 +242,10 @@ export function snapshotTail(textBytes: number, nums: Int32Array, strings: Strin
 
 /** A snapshot split into its text and its integers; throws IndexSnapshotError when it is not one this build wrote. */
 export interface SnapshotParts {
-  text: string;
+  /** The text's bytes (a copy: notes keep it until their facts are read, and a view would keep the whole file). */
+  bytes: Buffer;
+  /** The text decoded (on each read). */
+  readonly text: string;
   /** The links' integers (LinkTable columns). */
   nums: Int32Array;
   /** The links' strings as numbers into the string table: targets (one a link) and extras (-1: none). */
@@ -267,8 +283,12 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
   const at = data.byteOffset + textBytes;
   // A view when aligned (a file read whole is), a copy otherwise.
   const ints = at % 4 === 0 ? new Int32Array(data.buffer, at, intCount) : new Int32Array(data.slice(textBytes, textBytes + intCount * 4).buffer);
+  const bytes = Buffer.from(data.subarray(0, textBytes));
   return {
-    text: Buffer.from(data.buffer, data.byteOffset, textBytes).toString('utf8'),
+    bytes,
+    get text() {
+      return bytes.toString('utf8');
+    },
     // A copy: the notes' link tables keep views of it for good, and a view would keep the whole file's bytes.
     nums: ints.slice(0, numCount),
     strings: { targets: ints.subarray(numCount, numCount + linkCount), extras: ints.subarray(numCount + linkCount, numCount + linkCount + extraCount) },
@@ -278,18 +298,19 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
 
 /** The records of a snapshot's text (`splitSnapshot`), checked; throws IndexSnapshotError on a malformed one. */
 export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
-  const { text, nums, strings: linkStrings } = parts;
-  let at = text.indexOf('\n');
+  const { bytes, nums, strings: linkStrings } = parts;
+  let at = bytes.indexOf(10);
   const strings: string[] = [];
-  let tab = text.indexOf('\t');
-  while (at >= 0 && at < text.length - 1) {
-    const next = text.indexOf('\n', at + 1);
-    const end = next < 0 ? text.length : next;
-    if (tab >= 0 && tab <= at) tab = text.indexOf('\t', at + 1);
+  let tab = bytes.indexOf(9);
+  while (at >= 0 && at < bytes.length - 1) {
+    const next = bytes.indexOf(10, at + 1);
+    const end = next < 0 ? bytes.length : next;
+    if (tab >= 0 && tab <= at) tab = bytes.indexOf(9, at + 1);
     const split = tab >= 0 && tab < end;
-    const line = text.slice(at + 1, split ? tab : end);
+    const start = at + 1;
     at = next;
-    if (line === '') continue;
+    if (start === end) continue;
+    const line = bytes.toString('utf8', start, split ? tab : end);
     const r = parseLine(line);
     if (!Array.isArray(r) || typeof r[1] !== 'string' || (r[0] !== 'n') === split) throw malformed();
     if (r[0] === 's') {
@@ -305,9 +326,8 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
     const [, path, , claimedAt, derived, id, aliases, tagRefs, blockIds, taskBlockIds, ls] = r as unknown[];
     if ((claimedAt !== null && typeof claimedAt !== 'number') || typeof derived !== 'string' || !DERIVED_ID.test(derived)) throw malformed();
     if ((id !== null && typeof id !== 'string') || !isStrings(aliases) || !Array.isArray(tagRefs) || !isStrings(blockIds) || !isStrings(taskBlockIds)) throw malformed();
-    const rest = text.slice(tab + 1, end);
     // Only the rest's brackets are checked now; its JSON is parsed when the note's facts are first read.
-    if (rest.charCodeAt(0) !== 91 || rest.charCodeAt(rest.length - 1) !== 93) throw malformed();
+    if (end - tab < 3 || bytes[tab + 1] !== 91 || bytes[end - 1] !== 93) throw malformed();
     const tags = tagRefs.map((n) => {
       const s = strings[n as number];
       if (typeof n !== 'number' || s === undefined) throw malformed();
@@ -320,7 +340,7 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
       if (e instanceof TypeError) throw malformed();
       throw e;
     }
-    const note: SnapshotNote = { id, aliases, tags, blockIds: blockIds.length === 0 ? NONE : blockIds, taskBlockIds: taskBlockIds.length === 0 ? NONE : taskBlockIds, links, rest };
+    const note: SnapshotNote = { id, aliases, tags, blockIds: blockIds.length === 0 ? NONE : blockIds, taskBlockIds: taskBlockIds.length === 0 ? NONE : taskBlockIds, links, bytes, start: tab + 1, end };
     // Where this note's links start among all links (their resolutions are in that order).
     const linkAt = ((ls as unknown[])[0] as number) / LINK_INTS;
     if (claimedAt !== null) yield { kind: 'note', path: path as string, stat, note, claimedAt: claimedAt as number, linkAt, derived };
