@@ -224,7 +224,13 @@ export class Vault {
     if (scanned) void index.fullText.whenComplete().then(() => scanned.close(), () => scanned.close());
     this.index_ = index;
     this.state = 'ready';
-    index.releaseBackground();
+    // The links' background work waits for the full text the scan threads still tokenize after a cold
+    // opening: on two cores it slowed them, and a search waits for them (a backlinks question
+    // does the link work it needs itself).
+    void index.fullText.whenComplete().then(
+      () => index.releaseBackground(),
+      () => index.releaseBackground(),
+    );
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
