@@ -15,8 +15,11 @@ type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
+// validateSchema off: checking a schema against the JSON Schema meta-schema meant compiling the meta-schema's own
+// validator at the first request (20-35 ms of a start, docs/performance.md "Start-up"). The schemas are code, not
+// input, and test/catalog.test.ts compiles every one with the check on.
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: false });
+  const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: false, validateSchema: false });
   addFormats(ajv);
   addLimitKeywords(ajv);
   return ajv;

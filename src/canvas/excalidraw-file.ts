@@ -29,7 +29,7 @@
  * no library for it in the project) is refused with CanvasNoteError
  * `compressed_unsupported`. See docs/canvas.md.
  */
-import { stringify as stringifyYaml } from 'yaml';
+import { yaml } from '../core/yaml.js';
 import { parseFrontmatterYaml } from '../markdown/common.js';
 import { CanvasInputError, CanvasNoteError, type ExcalidrawElement, type ExcalidrawScene } from './types.js';
 import { checkDepth, validateElements } from './merge.js';
@@ -142,7 +142,7 @@ function textElementsBody(scene: ExcalidrawScene, eol: string): string {
 // render
 
 function yamlScalar(value: string): string {
-  const out = stringifyYaml(value, { lineWidth: 0 }).replace(/\n$/, '');
+  const out = yaml().stringify(value, { lineWidth: 0 }).replace(/\n$/, '');
   return out.includes('\n') ? JSON.stringify(value) : out;
 }
 

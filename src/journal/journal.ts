@@ -8,7 +8,7 @@
  * lands between its read and its write.
  */
 import { randomBytes } from 'node:crypto';
-import moment from 'moment';
+import { moment } from '../core/moment.js';
 import { AppError, errors } from '../core/errors.js';
 import { endAfter, parseComposer, type ComposerSpan } from '../composer/composer.js';
 import { ifMatchAccepts } from '../vault/etag.js';
@@ -115,7 +115,7 @@ export function plainDayText(zone: string | null): string {
  */
 async function newDayText(scope: Scope, df: DayFile, zone: string | null, nowMs = Date.now()): Promise<string> {
   if (!df.daily.template) return plainDayText(zone);
-  const at = moment.utc(`${df.date}T${clockInZone(nowMs, zone ?? serverZone())}`, 'YYYY-MM-DDTHH:mm:ss', true);
+  const at = moment().utc(`${df.date}T${clockInZone(nowMs, zone ?? serverZone())}`, 'YYYY-MM-DDTHH:mm:ss', true);
   const title = df.path.slice(df.path.lastIndexOf('/') + 1, -3);
   const text = await dailyFromTemplate(scope, df.daily.template, title, at, df.daily.format);
   if (text === null) return plainDayText(zone);

@@ -12,7 +12,8 @@
  * already handles as "not valid YAML". Most frontmatter never gets here: the
  * linear fast path (simple-yaml.ts) reads flat mappings of any size.
  */
-import { Composer, Document, Parser, YAMLParseError, type CST } from 'yaml';
+import type { CST, Document } from 'yaml';
+import { yaml } from '../core/yaml.js';
 
 /** Deepest nesting read from a file (the writer's limit, FRONTMATTER_MAX_DEPTH, is well below it). */
 export const YAML_MAX_DEPTH = 100;
@@ -80,17 +81,17 @@ export function parseYamlDocument(src: string, maxChars = YAML_MAX_CHARS): Docum
   if (src.length > maxChars) over = { at: maxChars, message: `longer than ${maxChars} characters` };
   // Brackets inside scalars count too, hence the margin: only absurd text is refused unparsed.
   else if (bracketDepth(src) > 4 * YAML_MAX_DEPTH) over = { at: 0, message: `nested more than ${YAML_MAX_DEPTH} levels deep` };
-  else over = overBudget((tokens = [...new Parser().parse(src)]));
+  else over = overBudget((tokens = [...new (yaml().Parser)().parse(src)]));
   if (over) {
-    const doc = new Document() as Document.Parsed;
-    doc.errors.push(new YAMLParseError([over.at, over.at + 1], 'RESOURCE_EXHAUSTION', `YAML ${over.message}`));
+    const doc = new (yaml().Document)() as Document.Parsed;
+    doc.errors.push(new (yaml().YAMLParseError)([over.at, over.at + 1], 'RESOURCE_EXHAUSTION', `YAML ${over.message}`));
     return doc;
   }
   let doc: Document.Parsed | null = null;
-  for (const d of new Composer().compose(tokens, true, src.length)) {
+  for (const d of new (yaml().Composer)().compose(tokens, true, src.length)) {
     if (!doc) doc = d;
     else {
-      doc.errors.push(new YAMLParseError(d.range.slice(0, 2) as [number, number], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+      doc.errors.push(new (yaml().YAMLParseError)(d.range.slice(0, 2) as [number, number], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
       break;
     }
   }

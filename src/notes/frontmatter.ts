@@ -5,7 +5,9 @@
  * lines), so untouched keys, comments, quoting, the body and the file's line
  * endings stay as they were.
  */
-import YAML, { isMap, isScalar, isSeq, type Pair } from 'yaml';
+import type * as YAML from 'yaml';
+import type { Pair } from 'yaml';
+import { yaml } from '../core/yaml.js';
 import { AppError } from '../core/errors.js';
 import type { TextRange } from '../markdown/facts.js';
 import { parseSimpleYaml } from '../markdown/simple-yaml.js';
@@ -27,10 +29,10 @@ export const HOUSE_LIST_STYLE: ListStyle = { flow: true, indent: 2 };
 
 /** One `key: value`, lists of plain values in `style`; lists of mappings or lists are always block lists. */
 export function renderPair(key: string, value: unknown, style: ListStyle = HOUSE_LIST_STYLE): string {
-  const doc = new YAML.Document({ [key]: value });
-  YAML.visit(doc, {
+  const doc = new (yaml().Document)({ [key]: value });
+  yaml().visit(doc, {
     Seq(_, node) {
-      if (style.flow && node.items.every((i) => isScalar(i))) node.flow = true;
+      if (style.flow && node.items.every((i) => yaml().isScalar(i))) node.flow = true;
     },
   });
   return doc
@@ -40,7 +42,7 @@ export function renderPair(key: string, value: unknown, style: ListStyle = HOUSE
 
 /** The style of a list value as written in `inner`, or null when the node is not a list. */
 function listStyleOf(inner: string, node: YAML.Node | null | undefined): ListStyle | null {
-  if (!isSeq(node) || !node.range) return null;
+  if (!yaml().isSeq(node) || !node.range) return null;
   if (node.flow) return { flow: true, indent: 2 };
   const at = node.range[0];
   return { flow: false, indent: at - (inner.lastIndexOf('\n', at - 1) + 1) };
@@ -61,7 +63,7 @@ function editYaml(inner: string, changes: FrontmatterChanges, field: string): st
     });
   }
   const map = doc.contents;
-  if (map !== null && !isMap(map)) {
+  if (map !== null && !yaml().isMap(map)) {
     throw new AppError('conflict', 'The note\'s frontmatter is not a mapping of keys; fix it before changing its properties', {
       details: { reason: 'invalid_frontmatter' },
     });
@@ -74,7 +76,7 @@ function editYaml(inner: string, changes: FrontmatterChanges, field: string): st
   for (const p of pairs) if ((fileStyle = listStyleOf(inner, p.value))) break;
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined) continue;
-    const pair = pairs.find((p) => isScalar(p.key) && String(p.key.value) === key) as Pair<YAML.Scalar, YAML.Node | null> | undefined;
+    const pair = pairs.find((p) => yaml().isScalar(p.key) && String(p.key.value) === key) as Pair<YAML.Scalar, YAML.Node | null> | undefined;
     const style = listStyleOf(inner, pair?.value) ?? fileStyle ?? HOUSE_LIST_STYLE;
     if (!pair) {
       if (value !== null) appended += renderPair(key, value, style) + '\n';

@@ -7,7 +7,8 @@
  * their parent (`#a/b` becomes `#x/b` when `a` becomes `x`); matching is
  * case-insensitive; the new spelling is written as given.
  */
-import { isMap, isScalar, isSeq, type Scalar } from 'yaml';
+import type { Scalar } from 'yaml';
+import { yaml as yamlPackage } from '../core/yaml.js';
 import { AppError } from '../core/errors.js';
 import { dedupeTags, isValidTag } from '../markdown/common.js';
 import { extractFacts } from '../markdown/extract.js';
@@ -80,7 +81,7 @@ function surgicalFrontmatter(text: string, facts: NoteFacts, oldLower: string, o
   const inner = innerRange(text, facts.frontmatterRange!);
   const yaml = text.slice(inner.start, inner.end);
   const doc = parseYamlDocument(yaml);
-  if (doc.errors.length > 0 || !isMap(doc.contents)) return null;
+  if (doc.errors.length > 0 || !yamlPackage().isMap(doc.contents)) return null;
   const edits: Edit[] = [];
   let count = 0;
   const editScalar = (node: Scalar, split: boolean) => {
@@ -106,11 +107,11 @@ function surgicalFrontmatter(text: string, facts: NoteFacts, oldLower: string, o
   };
   try {
     for (const pair of doc.contents.items) {
-      if (!isScalar(pair.key) || (pair.key.value !== 'tags' && pair.key.value !== 'tag')) continue;
+      if (!yamlPackage().isScalar(pair.key) || (pair.key.value !== 'tags' && pair.key.value !== 'tag')) continue;
       const v = pair.value;
-      if (isSeq(v)) {
-        for (const item of v.items) if (isScalar(item)) editScalar(item, false);
-      } else if (isScalar(v)) {
+      if (yamlPackage().isSeq(v)) {
+        for (const item of v.items) if (yamlPackage().isScalar(item)) editScalar(item, false);
+      } else if (yamlPackage().isScalar(v)) {
         editScalar(v, true);
       }
     }

@@ -6,7 +6,7 @@
  * Obsidian base's rows are the Home's files (docs/bases.md).
  */
 import { randomUUID } from 'node:crypto';
-import YAML, { isMap, isSeq } from 'yaml';
+import { yaml } from '../core/yaml.js';
 import { AppError, errors } from '../core/errors.js';
 import { derivedId, type FileEntry } from '../index/home-index.js';
 import { checkWritable, visible, type Scope } from '../notes/access.js';
@@ -49,7 +49,7 @@ function parseBase(text: string): { doc: Record<string, unknown> | null; error: 
 
 function parseYaml(text: string): { doc: Record<string, unknown> | null; error: string | null } {
   try {
-    const doc = YAML.parse(text === '' ? '{}' : text) as unknown;
+    const doc = yaml().parse(text === '' ? '{}' : text) as unknown;
     if (doc === null || doc === undefined) return { doc: {}, error: null };
     if (typeof doc !== 'object' || Array.isArray(doc)) return { doc: null, error: 'not a mapping of keys' };
     return { doc: doc as Record<string, unknown>, error: null };
@@ -219,7 +219,7 @@ function splitId(view: Record<string, unknown>): { id: string | null; rest: Reco
 }
 
 function render(doc: Record<string, unknown>): string {
-  return YAML.stringify(doc, { lineWidth: 0 });
+  return yaml().stringify(doc, { lineWidth: 0 });
 }
 
 // ------------------------------------------------------------------ writes
@@ -268,14 +268,14 @@ export async function updateView(scope: Scope, id: string, ifMatch: string, view
     throw errors.conflict(`${current.path} is larger than ${MAX_BASE_BYTES / 1024} KiB, more than a base needs; shorten it first`, { reason: 'invalid_base' });
   }
   const text = bytes.toString('utf8');
-  const doc = YAML.parseDocument(text);
-  if (doc.errors.length > 0 || (doc.contents !== null && !isMap(doc.contents))) {
+  const doc = yaml().parseDocument(text);
+  if (doc.errors.length > 0 || (doc.contents !== null && !yaml().isMap(doc.contents))) {
     throw errors.conflict(`${current.path} is not valid Bases YAML; fix the file first`, { reason: 'invalid_base' });
   }
   if (doc.contents === null) doc.contents = doc.createNode({}) as never;
   if (!current.id_in_file) doc.set('id', current.id);
   const views = doc.get('views');
-  if (isSeq(views) && views.items.length > 0) views.set(0, doc.createNode(rest));
+  if (yaml().isSeq(views) && views.items.length > 0) views.set(0, doc.createNode(rest));
   else doc.set('views', doc.createNode([rest]));
   // The id written above would make an Obsidian base list tasks; it keeps listing files.
   if (current.rows === 'files' && !current.id_in_file) {

@@ -8,7 +8,8 @@
  * `.quire/templates.json`, so it travels with the Home.
  */
 import { randomUUID } from 'node:crypto';
-import moment, { type Moment } from 'moment';
+import type { Moment, unitOfTime } from 'moment';
+import { moment } from '../core/moment.js';
 import { AppError, errors } from '../core/errors.js';
 import type { NoteEntry } from '../index/home-index.js';
 import { extractFacts } from '../markdown/extract.js';
@@ -128,7 +129,7 @@ export async function setDefaultTemplate(scope: Scope, body: { folder?: string |
 
 /** Moment's `format`, as Obsidian's Templates plugin uses it; a `Date` is read in the server's local time. */
 export function formatDate(d: Date | Moment, pattern: string): string {
-  return (moment.isMoment(d) ? d : moment(d)).format(pattern);
+  return (moment().isMoment(d) ? d : moment()(d)).format(pattern);
 }
 
 export interface FillOptions {
@@ -152,7 +153,7 @@ const DAILY_VARS = /\{\{\s*(title|date|time|yesterday|tomorrow)\s*(?:([+-]\d{1,6
  * holding the wall time to show. Other `{{...}}` stay as written.
  */
 export function fillTemplate(text: string, title: string, now: Date | Moment, opts: FillOptions = {}): string {
-  const at = moment.isMoment(now) ? now : moment(now);
+  const at = moment().isMoment(now) ? now : moment()(now);
   const dateFormat = opts.dateFormat ?? DEFAULT_TEMPLATES.dateFormat;
   const timeFormat = opts.timeFormat ?? DEFAULT_TEMPLATES.timeFormat;
   if (!opts.daily) {
@@ -169,7 +170,7 @@ export function fillTemplate(text: string, title: string, now: Date | Moment, op
     const t = at.clone();
     if (k === 'yesterday') t.subtract(1, 'day');
     if (k === 'tomorrow') t.add(1, 'day');
-    if (delta) t.add(Number(delta), unit as moment.unitOfTime.DurationConstructor);
+    if (delta) t.add(Number(delta), unit as unitOfTime.DurationConstructor);
     return t.format(fmt?.trim() || (k === 'time' ? timeFormat : dateFormat));
   });
 }

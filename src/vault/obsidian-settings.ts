@@ -14,7 +14,7 @@
  * path rules below are pure.
  */
 import { readFile, stat } from 'node:fs/promises';
-import moment from 'moment';
+import { moment } from '../core/moment.js';
 import { resolveHomePath, validateRelPath } from './paths.js';
 
 // ---------------------------------------------------------------- the settings
@@ -72,9 +72,9 @@ export function normalizeFolder(raw: string): string | null {
 /** A format usable for Daily notes: every day gets its own valid file name, which reads back as that day. */
 export function isUsableDailyFormat(folder: string, format: string): boolean {
   for (const day of FORMAT_PROBES) {
-    const rel = moment.utc(day, ISO, true).format(format);
+    const rel = moment().utc(day, ISO, true).format(format);
     if (!rel) return false;
-    const back = moment.utc(rel, format, true);
+    const back = moment().utc(rel, format, true);
     if (!back.isValid() || back.format(ISO) !== day) return false;
     try {
       validateRelPath(`${folder ? folder + '/' : ''}${rel}.md`);
@@ -128,7 +128,7 @@ export function parseAppSettings(json: unknown): AttachmentSettings {
 
 /** The Home path of the Daily note of `date` (`YYYY-MM-DD`). */
 export function dailyNotePath(s: DailyNotesSettings, date: string): string {
-  const name = moment.utc(date, ISO, true).format(s.format);
+  const name = moment().utc(date, ISO, true).format(s.format);
   return `${s.folder ? s.folder + '/' : ''}${name}.md`;
 }
 
@@ -178,7 +178,7 @@ export function dateOfDailyNotePath(s: DailyNotesSettings, path: string): string
   const key = `${s.format}\u0000${rel}`;
   let date = parsedNames.get(key);
   if (date === undefined) {
-    const m = moment.utc(rel, s.format, true);
+    const m = moment().utc(rel, s.format, true);
     // Strict parsing still accepts some spellings the format would not write (case of names).
     date = m.isValid() && m.format(s.format) === rel ? m.format(ISO) : null;
     if (parsedNames.size >= MAX_PARSED_NAMES) parsedNames.clear();

@@ -2,7 +2,8 @@
  * What `quire serve` loads before its Home is ready: a heavy library is
  * imported where it is first used (passkeys, mail checks, thumbnails, MCP,
  * the file drop's tus server, CalDAV sync, push, sign-in with OIDC, public
- * pages' rendering, web clips, the collaboration server), not at start,
+ * pages' rendering, web clips, the collaboration server, date formatting,
+ * YAML beyond the fast path), not at start,
  * and @sinclair/typebox comes from its one-file bundle in dist/vendor/
  * (scripts/build.mjs). A loader
  * hook records every module the process loads; the list is read at the
@@ -38,6 +39,9 @@ const LAZY = [
   '@mozilla/readability',
   '@hocuspocus/server',
   'ws',
+  // Loaded where first used: Daily notes and templates format dates with moment; most frontmatter is read without yaml.
+  'moment',
+  'yaml',
   // Bundled into dist/vendor/: never loaded from node_modules by the server.
   '@sinclair/typebox',
 ];
