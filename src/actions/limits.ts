@@ -131,9 +131,14 @@ export function limitedInput(action: ActionDef<any>): InputSchemas {
   return out;
 }
 
-/** The declaration as every surface sees it: its schemas with the limits in them. */
+/**
+ * The declaration as every surface sees it: its schemas with the limits in them, made at the
+ * first read of `input` (copying every action's schemas took about 10 ms of each server start,
+ * docs/performance.md "Start-up", and a start calls few actions).
+ */
 export function withLimits<A extends ActionDef<any>>(action: A): A {
-  return { ...action, input: limitedInput(action) };
+  let input: InputSchemas | undefined;
+  return Object.defineProperty({ ...action }, 'input', { get: () => (input ??= limitedInput(action)), enumerable: true });
 }
 
 /** Nesting of a parsed value; stops counting past `max`, so a hostile value costs at most `max` frames. */

@@ -15,17 +15,18 @@ type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats: AddFormats =
   (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
-// validateSchema off: checking a schema against the JSON Schema meta-schema meant compiling the meta-schema's own
-// validator at the first request (20-35 ms of a start, docs/performance.md "Start-up"). The schemas are code, not
-// input, and test/catalog.test.ts compiles every one with the check on.
+// No meta-schema (validateSchema and meta off): checking each schema against the JSON Schema meta-schema meant
+// compiling the meta-schema's own validator at the first request, and adding it to each instance cost more (together
+// 25-40 ms of a start, docs/performance.md "Start-up"). The schemas are code, not input: test/catalog.test.ts compiles
+// every one with the check on. Each instance is made at its first use (a GET needs no body validator).
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: false, validateSchema: false });
+  const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: false, validateSchema: false, meta: false });
   addFormats(ajv);
   addLimitKeywords(ajv);
   return ajv;
 }
-const coercing = makeAjv(true);
-const exact = makeAjv(false);
+let coercing: Ajv | undefined;
+let exact: Ajv | undefined;
 
 export type Part = 'path' | 'query' | 'headers' | 'body';
 const PARTS: Part[] = ['path', 'query', 'headers', 'body'];
@@ -46,7 +47,7 @@ function validatorsOf(action: ActionDef<any>): Partial<Record<Part, ValidateFunc
     v = {};
     for (const part of PARTS) {
       const schema = action.input[part] as TSchema | undefined;
-      if (schema) v[part] = (part === 'body' ? exact : coercing).compile(schema);
+      if (schema) v[part] = (part === 'body' ? (exact ??= makeAjv(false)) : (coercing ??= makeAjv(true))).compile(schema);
     }
     compiled.set(action, v);
   }

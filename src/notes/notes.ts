@@ -44,7 +44,8 @@ const NOT_IN_NAME = /[\u0000-\u001f\u007f/\\:*?"<>|#^[\]]/g;
 /** What is stripped from the front of a name anyway (so a name is never hidden or dot-led). */
 const KEPT_FIRST = /[^\s.\u0000-\u001f\u007f/\\:*?"<>|#^[\]]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made at the first file name: making one loads ICU's break rules, 10-15 ms of a server's start (docs/performance.md, "Start-up").
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * A file name for a title: no path or link syntax characters, never hidden
@@ -71,7 +72,7 @@ export function fileNameFor(title: string): string {
     .trim();
   let bytes = 0;
   let end = 0;
-  const parts = [...graphemes.segment(name)];
+  const parts = [...(graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(name)];
   // A prefix cut mid-grapheme (a base letter without its combining mark) loses that last grapheme.
   const usable = cut ? parts.length - 1 : parts.length;
   for (let i = 0; i < usable; i++) {
