@@ -8,7 +8,7 @@
  */
 import type { Heading, BlockAnchor, Task, TextRange } from './facts.js';
 import { countWords, findDue, TRAILING_ID_RE, type RawFacts } from './common.js';
-import { CLOSETAG, OPENTAG, PhrasingScanner, trailingBlockId, type Segment } from './inline-syntax.js';
+import { CLOSETAG, OPENTAG, PhrasingScanner, type Segment } from './inline-syntax.js';
 import { definitionLines } from './link-syntax.js';
 
 // Block kinds.
@@ -817,17 +817,15 @@ class BlockScanner {
 
   finalizeParagraph(b: Blk): void {
     const seg = this.paraSegment(b);
-    const masked = this.inline.scan(seg);
+    const inline = this.inline;
+    inline.scan(seg);
     const item = b.ownerItem;
     let anchor: BlockAnchor | null = null;
-    if (masked !== null) {
-      const idx = trailingBlockId(masked);
-      if (idx >= 0) {
-        const inline = this.inline;
-        inline.locate(seg, idx);
-        anchor = { id: masked.slice(idx + 1).replace(/[ \t]+$/, ''), line: inline.locLine, column: inline.locColumn };
-        this.blocks.push(anchor);
-      }
+    const idx = inline.trailingBlockId();
+    if (idx >= 0) {
+      inline.locate(seg, idx);
+      anchor = { id: inline.slice(idx + 1, inline.idEnd), line: inline.locLine, column: inline.locColumn };
+      this.blocks.push(anchor);
     }
     if (item && item.firstChildPara === b && item.task) {
       const task = item.task;

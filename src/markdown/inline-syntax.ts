@@ -37,23 +37,6 @@ const INLINE_SPECIAL = /[`<[\]#^$]/;
 const INLINE_NEXT = new Uint8Array(128);
 for (const ch of '\\`<![]') INLINE_NEXT[ch.charCodeAt(0)] = 1;
 
-/** Replace the masked ranges (pairs, possibly nested) with NUL characters. */
-function applyMasks(p: string, masks: number[]): string {
-  const order: number[] = [];
-  for (let q = 0; q < masks.length; q += 2) order.push(q);
-  order.sort((a, b) => masks[a]! - masks[b]!);
-  let out = '';
-  let pos = 0;
-  for (const q of order) {
-    const a = Math.max(masks[q]!, pos);
-    const b = masks[q + 1]!;
-    if (b <= a) continue;
-    out += p.slice(pos, a) + '\u0000'.repeat(b - a);
-    pos = b;
-  }
-  return out + p.slice(pos);
-}
-
 const TAG_ASCII = new Uint8Array(128);
 for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/') TAG_ASCII[ch.charCodeAt(0)] = 1;
 
@@ -66,51 +49,6 @@ function isTagCodePoint(cp: number): boolean {
     if (tagCharCache.size < 65536) tagCharCache.set(cp, v);
   }
   return v;
-}
-
-function backslashesBefore(s: string, i: number): number {
-  let n = 0;
-  while (i - 1 - n >= 0 && s.charCodeAt(i - 1 - n) === 92) n++;
-  return n;
-}
-
-/**
- * Index of the `^` of a block id ending `s` (`(^|\s)\^[A-Za-z0-9-]+[ \t]*$`), or -1.
- */
-export function trailingBlockId(s: string): number {
-  let e = s.length;
-  while (e > 0 && (s.charCodeAt(e - 1) === 32 || s.charCodeAt(e - 1) === 9)) e--;
-  let i = e;
-  for (;;) {
-    const c = s.charCodeAt(i - 1);
-    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45) i--;
-    else break;
-  }
-  if (i === e || i === 0 || s.charCodeAt(i - 1) !== 94) return -1;
-  const caret = i - 1;
-  if (caret > 0 && !isSpaceCode(s.charCodeAt(caret - 1))) return -1;
-  return caret;
-}
-
-/** Mask `$$ … $$` pairs (math) in visible text, line breaks excepted. */
-function maskMath(s: string): string {
-  let i = s.indexOf('$$');
-  if (i < 0) return s;
-  let out = '';
-  let copied = 0;
-  let open = -1;
-  for (; i >= 0 && i + 1 < s.length; ) {
-    if (backslashesBefore(s, i) % 2 === 0) {
-      if (open < 0) open = i;
-      else {
-        out += s.slice(copied, open) + s.slice(open, i + 2).replace(/[^\n\r]/g, '\u0000');
-        copied = i + 2;
-        open = -1;
-      }
-      i = s.indexOf('$$', i + 2);
-    } else i = s.indexOf('$$', i + 1);
-  }
-  return copied === 0 ? s : out + s.slice(copied);
 }
 
 /** A piece of phrasing content: one string plus how to map its indices back to the source. */
@@ -147,6 +85,17 @@ export class PhrasingScanner {
 
   // scratch arrays of `scan`
   private masks: number[] = [];
+  /**
+   * The masked view of the last scanned segment: its text, and the hidden
+   * ranges (code spans, autolinks, raw HTML, Markdown links, math) as sorted,
+   * disjoint `[start, end)` pairs in `hidden[0 .. hiddenN)`. A hidden code
+   * unit reads as NUL, which no rule below accepts; the view is never built
+   * as a string (that cost a copy of each paragraph and most of its garbage).
+   */
+  private p = '';
+  private hidden: number[] = [];
+  private hiddenN = 0;
+  private math: number[] = [];
   private oPos: number[] = [];
   private oFlags: number[] = [];
   private oEpoch: number[] = [];
@@ -174,11 +123,14 @@ export class PhrasingScanner {
 
   /**
    * Find Markdown links, mask code spans / HTML / autolinks / links, then
-   * find wikilinks and tags in what stays visible. Returns the masked text.
+   * find wikilinks and tags in what stays visible. The masked view stays
+   * readable through `trailingBlockId` and `slice` until the next scan.
    */
-  scan(seg: Segment): string | null {
+  scan(seg: Segment): void {
     const p = seg.p;
-    if (!INLINE_SPECIAL.test(p)) return p;
+    this.p = p;
+    this.hiddenN = 0;
+    if (!INLINE_SPECIAL.test(p)) return;
     const n = p.length;
     const masks = this.masks; // pairs [from, to)
     masks.length = 0;
@@ -303,7 +255,6 @@ export class PhrasingScanner {
       const ls = this.srcOffset(seg, f.labelStart);
       const lend = f.labelEnd > f.labelStart ? this.srcOffset(seg, f.labelEnd - 1) + 1 : ls;
       this.locate(seg, f.start);
-      const s = { line: this.locLine, column: this.locColumn, offset: this.locOffset };
       this.links.push({
         kind: 'markdown',
         embed: f.image,
@@ -311,38 +262,182 @@ export class PhrasingScanner {
         heading: parts.heading,
         blockId: parts.blockId,
         alias: this.text.slice(ls, lend),
-        line: s.line,
-        column: s.column,
-        start: s.offset,
+        line: this.locLine,
+        column: this.locColumn,
+        start: this.locOffset,
         end: e,
       });
     }
-    let m = p;
-    if (masks.length > 0) m = applyMasks(p, masks);
-    m = maskMath(m);
-    this.scanVisible(seg, m);
-    return m;
+    this.hideRanges(masks);
+    this.hideMath();
+    this.scanVisible(seg);
   }
 
-  /** Wikilinks, then tags outside them, in masked visible text. */
-  private scanVisible(seg: Segment, m: string): void {
-    const n = m.length;
+  /** Sort the (nested or disjoint) mask pairs and merge them into `hidden`. */
+  private hideRanges(masks: number[]): void {
+    // insertion sort by start: a handful of pairs, mostly in order already
+    for (let q = 2; q < masks.length; q += 2) {
+      const a = masks[q]!;
+      const b = masks[q + 1]!;
+      let r = q;
+      while (r > 0 && masks[r - 2]! > a) {
+        masks[r] = masks[r - 2]!;
+        masks[r + 1] = masks[r - 1]!;
+        r -= 2;
+      }
+      masks[r] = a;
+      masks[r + 1] = b;
+    }
+    const h = this.hidden;
+    let hn = 0;
+    for (let q = 0; q < masks.length; q += 2) {
+      const a = masks[q]!;
+      const b = masks[q + 1]!;
+      if (hn > 0 && a <= h[hn - 1]!) {
+        if (b > h[hn - 1]!) h[hn - 1] = b;
+      } else if (b > a) {
+        h[hn++] = a;
+        h[hn++] = b;
+      }
+    }
+    this.hiddenN = hn;
+  }
+
+  /** Index in `hidden` of the first range ending after `i` (`hiddenN` when none). */
+  private rangeAfter(i: number): number {
+    const h = this.hidden;
+    let lo = 0;
+    let hi = this.hiddenN >> 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (h[2 * mid + 1]! <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return 2 * lo;
+  }
+
+  /** The code unit at `i` in the masked view (NUL when hidden). */
+  private at(i: number): number {
+    const r = this.rangeAfter(i);
+    if (r < this.hiddenN && this.hidden[r]! <= i) return 0;
+    return this.p.charCodeAt(i);
+  }
+
+  /** Where the visible run at `i` ends: the next hidden range's start, or the text's end. */
+  private visibleEnd(i: number): number {
+    const r = this.rangeAfter(i);
+    return r < this.hiddenN ? this.hidden[r]! : this.p.length;
+  }
+
+  /** The first visible occurrence of `s` (both code units visible) at or after `from`, or -1. */
+  private indexOfVisible(s: string, from: number): number {
+    const p = this.p;
+    let i = p.indexOf(s, from);
+    if (this.hiddenN === 0) return i;
+    while (i >= 0 && this.visibleEnd(i) < i + s.length) i = p.indexOf(s, i + 1);
+    return i;
+  }
+
+  private backslashesBefore(i: number): number {
+    let n = 0;
+    while (i - 1 - n >= 0 && this.at(i - 1 - n) === 92) n++;
+    return n;
+  }
+
+  /**
+   * Hide `$$ … $$` pairs (math) of the visible text. Their line breaks stay
+   * visible in the rules' terms, but no rule can see them: a line break inside
+   * the pair is never the character before a visible `#` or `[[`.
+   */
+  private hideMath(): void {
+    let i = this.indexOfVisible('$$', 0);
+    if (i < 0) return;
+    const math = this.math;
+    let mn = 0;
+    let open = -1;
+    for (; i >= 0 && i + 1 < this.p.length; ) {
+      if (this.backslashesBefore(i) % 2 === 0) {
+        if (open < 0) open = i;
+        else {
+          math[mn++] = open;
+          math[mn++] = i + 2;
+          open = -1;
+        }
+        i = this.indexOfVisible('$$', i + 2);
+      } else i = this.indexOfVisible('$$', i + 1);
+    }
+    if (mn === 0) return;
+    // merge the math pairs (disjoint, in order) with the hidden ranges
+    const h = this.hidden;
+    const all: number[] = [];
+    let a = 0;
+    let b = 0;
+    while (a < this.hiddenN || b < mn) {
+      if (b >= mn || (a < this.hiddenN && h[a]! <= math[b]!)) {
+        all.push(h[a]!, h[a + 1]!);
+        a += 2;
+      } else {
+        all.push(math[b]!, math[b + 1]!);
+        b += 2;
+      }
+    }
+    this.hideRanges(all);
+  }
+
+  /**
+   * Index of the `^` of a block id ending the last scanned segment's visible
+   * text (`(^|\s)\^[A-Za-z0-9-]+[ \t]*$`), or -1; the id ends at `idEnd`.
+   */
+  trailingBlockId(): number {
+    let e = this.p.length;
+    for (;;) {
+      const c = e > 0 ? this.at(e - 1) : 0;
+      if (c === 32 || c === 9) e--;
+      else break;
+    }
+    this.idEnd = e;
+    let i = e;
+    for (;;) {
+      const c = i > 0 ? this.at(i - 1) : 0;
+      if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45) i--;
+      else break;
+    }
+    if (i === e || i === 0 || this.at(i - 1) !== 94) return -1;
+    const caret = i - 1;
+    if (caret > 0 && !isSpaceCode(this.at(caret - 1))) return -1;
+    return caret;
+  }
+
+  /** End of the id `trailingBlockId` found. */
+  idEnd = 0;
+
+  /** The last scanned segment's text from `from` to `to`. */
+  slice(from: number, to: number): string {
+    return this.p.slice(from, to);
+  }
+
+  /** Wikilinks, then tags outside them, in the visible text. */
+  private scanVisible(seg: Segment): void {
+    const p = this.p;
+    const n = p.length;
     let spans: number[] | null = null;
-    let i = m.indexOf('[[');
+    let i = this.indexOfVisible('[[', 0);
     while (i >= 0) {
       let j = i + 2;
+      const stop = this.visibleEnd(i);
       while (j < n) {
-        const c = m.charCodeAt(j);
+        if (j >= stop) break;
+        const c = p.charCodeAt(j);
         if (c === 91 || c === 93 || c === 10 || c === 13 || c === 0) break;
         j++;
       }
-      if (j > i + 2 && m.charCodeAt(j) === 93 && m.charCodeAt(j + 1) === 93 && backslashesBefore(m, i) % 2 === 0) {
-        const parts = parseWikilinkInner(m.slice(i + 2, j));
+      if (j > i + 2 && j + 1 < stop && p.charCodeAt(j) === 93 && p.charCodeAt(j + 1) === 93 && this.backslashesBefore(i) % 2 === 0) {
+        const parts = parseWikilinkInner(p.slice(i + 2, j));
         if (parts) {
-          const embed = i > 0 && m.charCodeAt(i - 1) === 33 && backslashesBefore(m, i - 1) % 2 === 0;
+          const embed = i > 0 && this.at(i - 1) === 33 && this.backslashesBefore(i - 1) % 2 === 0;
           const start = embed ? i - 1 : i;
           this.locate(seg, start);
-          const s = { line: this.locLine, column: this.locColumn, offset: this.locOffset };
+          const offset = this.locOffset;
           this.links.push({
             kind: 'wikilink',
             embed,
@@ -350,19 +445,19 @@ export class PhrasingScanner {
             heading: parts.heading,
             blockId: parts.blockId,
             alias: parts.alias,
-            line: s.line,
-            column: s.column,
-            start: s.offset,
-            end: s.offset + (j + 2 - start),
+            line: this.locLine,
+            column: this.locColumn,
+            start: offset,
+            end: offset + (j + 2 - start),
           });
           (spans ??= []).push(start, j + 2);
-          i = m.indexOf('[[', j + 2);
+          i = this.indexOfVisible('[[', j + 2);
           continue;
         }
       }
-      i = m.indexOf('[[', i + 1);
+      i = this.indexOfVisible('[[', i + 1);
     }
-    let k = m.indexOf('#');
+    let k = this.indexOfVisible('#', 0);
     const sps = spans as number[] | null;
     let sp = 0;
     while (k >= 0) {
@@ -370,18 +465,19 @@ export class PhrasingScanner {
         // a '#' inside a wikilink is not a tag
         while (sp < sps.length && sps[sp + 1]! <= k) sp += 2;
         if (sp < sps.length && sps[sp]! <= k) {
-          k = m.indexOf('#', sps[sp + 1]!);
+          k = this.indexOfVisible('#', sps[sp + 1]!);
           continue;
         }
       }
       // must follow whitespace or start the content (a wikilink's `]]` is not whitespace)
-      if (k > 0 && !isSpaceCode(m.charCodeAt(k - 1))) {
-        k = m.indexOf('#', k + 1);
+      if (k > 0 && !isSpaceCode(this.at(k - 1))) {
+        k = this.indexOfVisible('#', k + 1);
         continue;
       }
       let j = k + 1;
-      while (j < n) {
-        const c = m.charCodeAt(j);
+      const stop = this.visibleEnd(k);
+      while (j < stop) {
+        const c = p.charCodeAt(j);
         if (c < 128) {
           if (TAG_ASCII[c] === 1) {
             j++;
@@ -389,14 +485,14 @@ export class PhrasingScanner {
           }
           break;
         }
-        const cp = m.codePointAt(j)!;
+        const cp = p.codePointAt(j)!;
         if (isTagCodePoint(cp)) j += cp > 0xffff ? 2 : 1;
         else break;
       }
       if (j > k + 1) {
         let digitsOnly = true;
         for (let q = k + 1; q < j; q++) {
-          const c = m.charCodeAt(q);
+          const c = p.charCodeAt(q);
           if (c < 48 || c > 57) {
             digitsOnly = false;
             break;
@@ -404,10 +500,10 @@ export class PhrasingScanner {
         }
         if (!digitsOnly) {
           this.locate(seg, k);
-          this.tagOccurrences.push({ tag: m.slice(k + 1, j), line: this.locLine, column: this.locColumn, offset: this.locOffset });
+          this.tagOccurrences.push({ tag: p.slice(k + 1, j), line: this.locLine, column: this.locColumn, offset: this.locOffset });
         }
-        k = m.indexOf('#', j);
-      } else k = m.indexOf('#', k + 1);
+        k = this.indexOfVisible('#', j);
+      } else k = this.indexOfVisible('#', k + 1);
     }
   }
 }

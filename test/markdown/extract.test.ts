@@ -177,6 +177,30 @@ describe('headings and block ids', () => {
   });
 });
 
+describe('text hidden by code spans, HTML, links and math', () => {
+  // The phrasing scanner reads a masked view of each paragraph; these pin its edges.
+  it.each<[string, { tags: string[]; links: Array<[string, boolean, number]>; blocks: string[] }]>([
+    ['`c`#a #b', { tags: ['b'], links: [], blocks: [] }],
+    ['$$ `$$` $$ #m', { tags: ['m'], links: [], blocks: [] }],
+    ['<b>#x</b> #y', { tags: ['y'], links: [], blocks: [] }],
+    ['[l](a.md)#t #u', { tags: ['u'], links: [['a.md', false, 0]], blocks: [] }],
+    ['`\\`[[c]] `x`![[e]] [[a`x`]] $$ [[m]] $$ [[n]]', { tags: [], links: [['c', false, 3], ['e', true, 12], ['n', false, 40]], blocks: [] }],
+    ['[[a]]`[[b]]` [[c]]', { tags: [], links: [['a', false, 0], ['c', false, 13]], blocks: [] }],
+    ['a `x` ^id', { tags: [], links: [], blocks: ['id'] }],
+    ['a `x`^id', { tags: [], links: [], blocks: [] }],
+    ['a $$ ^m $$', { tags: [], links: [], blocks: [] }],
+    ['x [l](a.md) ^b', { tags: [], links: [['a.md', false, 2]], blocks: ['b'] }],
+    ['x <i>^c</i>', { tags: [], links: [], blocks: [] }],
+  ])('%j', (text, expected) => {
+    const f = both(text, 'n.md');
+    expect({
+      tags: f.tagOccurrences.map((o) => o.tag),
+      links: f.links.map((l) => [l.target, l.embed, l.start]),
+      blocks: f.blocks.map((b) => b.id),
+    }).toEqual(expected);
+  });
+});
+
 describe('tasks', () => {
   it('every status, checked and cancelled', () => {
     const f = both('- [ ] a\n- [x] b\n- [X] c\n- [-] d\n- [/] e\n- [>] f\n* [?] g\n+ [!] h\n1. [<] i\n2) [ ] j');
