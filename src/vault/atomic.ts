@@ -37,16 +37,15 @@ export interface AtomicIo {
   exchange: Exchange | null;
 }
 
-const defaultIo: AtomicIo = {
+// No `exchange`: only a Home file's replacement asks for it (replaceIfUnchanged), so other writes (the store, job state)
+// do not load koffi, about 15 ms of a server's start (docs/performance.md, "Start-up").
+const defaultIo: Omit<AtomicIo, 'exchange'> = {
   write: async (fh, bytes) => {
     await fh.writeFile(bytes);
   },
   sync: (fh) => fh.sync(),
   // Synchronous, so that the identity check just before it and the rename(2) run with no other callback in between.
   rename: async (from, to) => renameSync(from, to),
-  get exchange() {
-    return renameExchange();
-  },
 };
 
 export interface AtomicWriteOptions {
@@ -148,7 +147,7 @@ export async function ensureDir(dir: string, label: string): Promise<void> {
  * and an AppError is thrown.
  */
 export async function writeFileAtomic(absPath: string, bytes: Uint8Array | string, opts: AtomicWriteOptions = {}): Promise<void> {
-  const io: AtomicIo = { ...defaultIo, ...opts.io };
+  const io = { ...defaultIo, ...opts.io };
   const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
   await writeAtomicWith(absPath, (fh) => io.write(fh, data), opts);
 }
@@ -186,7 +185,7 @@ interface PreparedTemp {
  * (undefined: a new file's defaults), fills it, fsyncs and closes it. On
  * failure the temp file is removed and an AppError is thrown.
  */
-async function prepareTemp(absPath: string, mode: number | undefined, fill: (fh: FileHandle) => Promise<void>, io: AtomicIo, label: string, mkdirs = true): Promise<PreparedTemp> {
+async function prepareTemp(absPath: string, mode: number | undefined, fill: (fh: FileHandle) => Promise<void>, io: Omit<AtomicIo, 'exchange'>, label: string, mkdirs = true): Promise<PreparedTemp> {
   if (mkdirs) await ensureDir(path.dirname(absPath), label);
   const tmp = tempPathFor(absPath);
   inUse.add(tmp);
@@ -225,7 +224,7 @@ async function modeOf(absPath: string, label: string): Promise<number | undefine
 
 async function writeAtomicWith(absPath: string, fill: (fh: FileHandle) => Promise<void>, opts: AtomicWriteOptions): Promise<void> {
   const label = opts.label ?? path.basename(absPath);
-  const io: AtomicIo = { ...defaultIo, ...opts.io };
+  const io = { ...defaultIo, ...opts.io };
   const { tmp } = await prepareTemp(absPath, await modeOf(absPath, label), fill, io, label);
   try {
     await io.rename(tmp, absPath);
@@ -443,7 +442,7 @@ export async function replaceIfUnchanged(
   label: string,
   ioOverrides?: Partial<AtomicIo>,
 ): Promise<Replacement> {
-  const io: AtomicIo = { ...defaultIo, ...ioOverrides };
+  const io: AtomicIo = { ...defaultIo, exchange: renameExchange(), ...ioOverrides };
   if (expected === null) {
     try {
       linkSync(src, absPath); // in place: under the lock, a round trip would queue behind other writes' fsyncs in the thread pool
@@ -565,7 +564,7 @@ export interface PreparedWrite extends PreparedTemp {
  */
 export async function prepareChecked(absPath: string, bytes: Uint8Array, opts: AtomicWriteOptions = {}): Promise<PreparedWrite | null> {
   const label = opts.label ?? path.basename(absPath);
-  const io: AtomicIo = { ...defaultIo, ...opts.io };
+  const io = { ...defaultIo, ...opts.io };
   try {
     const mode = await modeOf(absPath, label);
     return { ...(await prepareTemp(absPath, mode, (fh) => io.write(fh, bytes), io, label, false)), absPath, mode };
@@ -600,7 +599,7 @@ export interface CheckedWriteOptions extends AtomicWriteOptions {
  */
 export async function writeFileChecked(absPath: string, bytes: Uint8Array, expected: CheckedFile | null, opts: CheckedWriteOptions = {}): Promise<CheckedWrite> {
   const label = opts.label ?? path.basename(absPath);
-  const io: AtomicIo = { ...defaultIo, ...opts.io };
+  const io = { ...defaultIo, ...opts.io };
   let prepared = opts.prepared ?? null;
   if (prepared !== null && !preparedFits(prepared, absPath, expected ? expected.mode : undefined)) {
     await discardPrepared(prepared);
