@@ -133,6 +133,10 @@ class BlockScanner {
   readonly inline: PhrasingScanner;
   /** Labels of the definitions found in this pass. */
   definedLabels = new Set<string>();
+  /** The open paragraph's lines (`Blk.pl`). */
+  readonly paraLines: number[] = [];
+  /** The segment handed to the phrasing scanner, reused: it is read only until the next one is made. */
+  readonly seg: Segment = { p: '', segStarts: [], srcStarts: [], lineNos: [], lineStartOffs: [] };
 
   constructor(text: string, labels: Set<string> | null) {
     this.text = text;
@@ -482,7 +486,10 @@ class BlockScanner {
     const parent = stack[stack.length - 1]!;
     const b = new Blk(k);
     if (k === PARA) {
-      b.pl = [];
+      // One paragraph at most is open (a paragraph is always the innermost
+      // block): its lines reuse one array.
+      b.pl = this.paraLines;
+      b.pl.length = 0;
     }
     if (parent.k === ITEM && !parent.hasChild) {
       parent.hasChild = true;
@@ -793,26 +800,31 @@ class BlockScanner {
     const pl = b.pl;
     const nl = pl.length / 5;
     if (nl === 1) return this.singleSegment(pl[0]!, pl[1]!, pl[2]!, pl[3]!);
-    const segStarts: number[] = [];
+    const seg = this.seg;
+    const { segStarts, srcStarts, lineNos, lineStartOffs } = seg;
     let p = '';
     for (let i = 0; i < nl; i++) {
       if (i > 0) p += '\n';
-      segStarts.push(p.length);
+      segStarts[i] = p.length;
       p += text.slice(pl[5 * i]!, pl[5 * i + 1]!);
+      srcStarts[i] = pl[5 * i]!;
+      lineNos[i] = pl[5 * i + 2]!;
+      lineStartOffs[i] = pl[5 * i + 3]!;
     }
-    const srcStarts: number[] = [];
-    const lineNos: number[] = [];
-    const lineStartOffs: number[] = [];
-    for (let i = 0; i < pl.length; i += 5) {
-      srcStarts.push(pl[i]!);
-      lineNos.push(pl[i + 2]!);
-      lineStartOffs.push(pl[i + 3]!);
-    }
-    return { p, segStarts, srcStarts, lineNos, lineStartOffs };
+    segStarts.length = srcStarts.length = lineNos.length = lineStartOffs.length = nl;
+    seg.p = p;
+    return seg;
   }
 
   singleSegment(s: number, e: number, lineNo = this.lineNo, lineStart = this.ls): Segment {
-    return { p: this.text.slice(s, e), segStarts: [0], srcStarts: [s], lineNos: [lineNo], lineStartOffs: [lineStart] };
+    const seg = this.seg;
+    seg.p = this.text.slice(s, e);
+    seg.segStarts[0] = 0;
+    seg.srcStarts[0] = s;
+    seg.lineNos[0] = lineNo;
+    seg.lineStartOffs[0] = lineStart;
+    seg.segStarts.length = seg.srcStarts.length = seg.lineNos.length = seg.lineStartOffs.length = 1;
+    return seg;
   }
 
   finalizeParagraph(b: Blk): void {

@@ -248,6 +248,7 @@ export class PhrasingScanner {
         i = tail.end;
       } else i++;
     }
+    const base = this.links.length;
     if (found !== null) for (const f of found) {
       const parts = parseMarkdownDestination(f.url);
       if (parts === null) continue;
@@ -270,7 +271,22 @@ export class PhrasingScanner {
     }
     this.hideRanges(masks);
     this.hideMath();
+    const wikiFrom = this.links.length;
     this.scanVisible(seg);
+    // The segment's Markdown links came before its wikilinks: put them in
+    // source order here, so that the note's facts need no sorted copy.
+    if (wikiFrom > base && this.links.length > wikiFrom) {
+      const links = this.links;
+      for (let q = base + 1; q < links.length; q++) {
+        const l = links[q]!;
+        let r = q;
+        while (r > base && links[r - 1]!.start > l.start) {
+          links[r] = links[r - 1]!;
+          r--;
+        }
+        links[r] = l;
+      }
+    }
   }
 
   /** Sort the (nested or disjoint) mask pairs and merge them into `hidden`. */
