@@ -9,7 +9,6 @@
  * (one point each, numbered as the last it replaces). Yjs updates commute, so the document
  * replayed from compacted points is the same; only the steps inside an old hour are gone.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as Y from 'yjs';
@@ -27,15 +26,6 @@ export interface Point {
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
-
-/** A file name for a note id: the id itself when it is plain, else its hash. */
-export function fileStem(noteId: string): string {
-  return /^[A-Za-z0-9_-]{1,100}$/.test(noteId) ? noteId : `h-${crypto.createHash('sha256').update(noteId).digest('hex')}`;
-}
-
-export function historyDir(stateDir: string, ownerId: string): string {
-  return path.join(stateDir, 'history', fileStem(ownerId));
-}
 
 /** Points older than a day merged per (hour, author); newer ones kept as they are. Pure. */
 export function compactPoints(points: readonly Point[], now: number): Point[] {

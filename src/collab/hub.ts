@@ -19,7 +19,8 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Hocuspocus } from '@hocuspocus/server';
 import type { WebSocketServer } from 'ws';
-import * as Y from 'yjs';
+// Types only: yjs and the history module load at the first document opened (docs/performance.md, "Start-up").
+import type * as Y from 'yjs';
 import { paths } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
@@ -27,7 +28,8 @@ import type { Scope } from '../notes/access.js';
 import { etagOf } from '../vault/etag.js';
 import type { VaultChange } from '../vault/vault.js';
 import { authorKey, authorOfKey, DISK, type Author } from './authors.js';
-import { fileStem, historyDir, HistoryLog } from './history.js';
+import type { HistoryLog } from './history.js';
+import { fileStem, historyDir } from './history-files.js';
 import { docName, parseDocName, type DocRef } from './doc-ref.js';
 import { guestMayEdit, guestViewer } from './guest-links.js';
 import { ownerScope } from './owner.js';
@@ -155,8 +157,9 @@ class Binding {
       await this.saveSync();
       return;
     }
+    const { applyUpdate } = await import('yjs');
     this.doc.transact(() => {
-      for (const p of this.log.points) Y.applyUpdate(this.doc, Buffer.from(p.u, 'base64'));
+      for (const p of this.log.points) applyUpdate(this.doc, Buffer.from(p.u, 'base64'));
     }, LOADING);
     const current = this.text.toString();
     const base = sync ?? { etag: '', text: current };
@@ -410,6 +413,7 @@ export class CollabHub {
     const note = scope.index.noteById(ref.noteId);
     if (!note) throw new AppError('not_found', `No note with id ${ref.noteId}`);
     const files = this.historyFiles(ref);
+    const { HistoryLog } = await import('./history.js');
     const log = await HistoryLog.open(files.log, this.now());
     const onError = (e: unknown) => this.log(`collab ${name}: ${(e as Error)?.message ?? e}`);
     const b = new Binding(ref, doc, scope, note.path, log, files.sync, onError, () => this.now(), () => this.hp.closeConnections(name));
@@ -453,6 +457,7 @@ export class CollabHub {
       await b.log.flush();
       return b.log;
     }
+    const { HistoryLog } = await import('./history.js');
     return HistoryLog.open(this.historyFiles(ref).log, this.now());
   }
 

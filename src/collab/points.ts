@@ -2,7 +2,6 @@
  * The history actions on the caller's own Notes (`item_id` is the Note's id): pages of points,
  * the text at a point, restoring a point (a new point with that text) and per-author undo.
  */
-import * as Y from 'yjs';
 import type { ActionContext } from '../actions/context.js';
 import { reply } from '../actions/reply.js';
 import { AppError, errors } from '../core/errors.js';
@@ -14,7 +13,6 @@ import type { Point } from './history.js';
 import { callerOf } from './owner.js';
 import { hubOf, setText, type DocRef } from './hub.js';
 import { authorOfCaller } from './sessions.js';
-import { planUndo } from './undo.js';
 
 /** Larger pages are refused: the caller is told to ask for fewer. */
 export const MAX_POINTS_PAGE = 1000;
@@ -76,11 +74,13 @@ export async function undoAuthor(ctx: ActionContext, itemId: string, body: { aut
   const author = parseAuthor(body.author, 'body.author');
   const ref = await ownItem(ctx, itemId, apply);
   const hub = hubOf(ctx.services);
+  // undo.js and yjs load here, at the first undo, not with the registry (docs/performance.md, "Start-up").
+  const [{ planUndo }, { applyUpdate }] = await Promise.all([import('./undo.js'), import('yjs')]);
   const plan = planUndo((await hub.history(ref)).points, authorKey(author), body.from, body.to);
   const summary = { item_id: ref.noteId, author, from: body.from, to: body.to, points: plan.points, changes: plan.changes, conflicts: plan.conflicts };
   if (!apply) return summary;
   if (!plan.update) return { ...summary, changed: false, point: null };
   const update = plan.update;
-  const done = await hub.change(ref, authorOfCaller(ctx.services, callerOf(ctx)), (t) => Y.applyUpdate(t.doc!, update));
+  const done = await hub.change(ref, authorOfCaller(ctx.services, callerOf(ctx)), (t) => applyUpdate(t.doc!, update));
   return { ...summary, changed: true, point: done.point, etag: done.etag };
 }

@@ -46,6 +46,8 @@ const LAZY = [
   'yaml',
   // renameat2 through koffi: only a Home file's replacement uses it, not the store's writes at start.
   'koffi',
+  // The collaboration history and undo: loaded with the first document opened or the first undo.
+  'yjs',
   // Bundled into dist/vendor/: never loaded from node_modules by the server.
   '@sinclair/typebox',
 ];
