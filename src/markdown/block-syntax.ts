@@ -133,10 +133,8 @@ class BlockScanner {
   readonly inline: PhrasingScanner;
   /** Labels of the definitions found in this pass. */
   definedLabels = new Set<string>();
-  /** The open paragraph's lines (`Blk.pl`). */
-  readonly paraLines: number[] = [];
   /** The segment handed to the phrasing scanner, reused: it is read only until the next one is made. */
-  readonly seg: Segment = { p: '', segStarts: [], srcStarts: [], lineNos: [], lineStartOffs: [] };
+  readonly seg: Segment = { p: '', n: 0, segStarts: [], srcStarts: [], lineNos: [], lineStartOffs: [] };
 
   constructor(text: string, labels: Set<string> | null) {
     this.text = text;
@@ -486,10 +484,7 @@ class BlockScanner {
     const parent = stack[stack.length - 1]!;
     const b = new Blk(k);
     if (k === PARA) {
-      // One paragraph at most is open (a paragraph is always the innermost
-      // block): its lines reuse one array.
-      b.pl = this.paraLines;
-      b.pl.length = 0;
+      b.pl = [];
     }
     if (parent.k === ITEM && !parent.hasChild) {
       parent.hasChild = true;
@@ -811,7 +806,7 @@ class BlockScanner {
       lineNos[i] = pl[5 * i + 2]!;
       lineStartOffs[i] = pl[5 * i + 3]!;
     }
-    segStarts.length = srcStarts.length = lineNos.length = lineStartOffs.length = nl;
+    seg.n = nl;
     seg.p = p;
     return seg;
   }
@@ -823,7 +818,7 @@ class BlockScanner {
     seg.srcStarts[0] = s;
     seg.lineNos[0] = lineNo;
     seg.lineStartOffs[0] = lineStart;
-    seg.segStarts.length = seg.srcStarts.length = seg.lineNos.length = seg.lineStartOffs.length = 1;
+    seg.n = 1;
     return seg;
   }
 

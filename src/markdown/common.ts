@@ -116,12 +116,21 @@ export function isValidTag(body: string): boolean {
   return TAG_BODY_RE.test(body) && !/^[0-9]+$/.test(body);
 }
 
+/** `s.toLowerCase()`, without the call when `s` has no upper-case ASCII letter and no other character. */
+function lowerCase(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || c >= 128) return s.toLowerCase();
+  }
+  return s;
+}
+
 /** Deduplicate case-insensitively, keeping the first spelling. */
 export function dedupeTags(tags: Iterable<string>): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const t of tags) {
-    const k = t.toLowerCase();
+    const k = lowerCase(t);
     if (!seen.has(k)) {
       seen.add(k);
       out.push(t);
@@ -181,7 +190,31 @@ function splitSubpath(s: string, decode: boolean): LinkParts | null {
 }
 
 function percentDecode(s: string): string {
-  if (!s.includes('%')) return s;
+  let i = s.indexOf('%');
+  if (i < 0) return s;
+  // Escapes of ASCII characters (`%20`, the common case) decoded here:
+  // `decodeURIComponent` is a call into the runtime.
+  let out = '';
+  let from = 0;
+  while (i >= 0) {
+    const v = hexDigit(s.charCodeAt(i + 1)) * 16 + hexDigit(s.charCodeAt(i + 2));
+    if (!(v >= 0 && v < 0x80)) return decodeOrKeep(s);
+    out += s.slice(from, i) + String.fromCharCode(v);
+    from = i + 3;
+    i = s.indexOf('%', from);
+  }
+  return out + s.slice(from);
+}
+
+/** The value of a hexadecimal digit's code unit; NaN for anything else (and past the end). */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 65 && c <= 70) return c - 55;
+  if (c >= 97 && c <= 102) return c - 87;
+  return NaN;
+}
+
+function decodeOrKeep(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {

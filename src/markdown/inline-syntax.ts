@@ -55,6 +55,8 @@ function isTagCodePoint(cp: number): boolean {
 export interface Segment {
   /** Content; lines joined by '\n'. */
   p: string;
+  /** Number of lines (the arrays below are reused and may be longer). */
+  n: number;
   /** Index in `p` where each line starts. */
   segStarts: number[];
   /** Source offset of each line's first content character. */
@@ -107,7 +109,7 @@ export class PhrasingScanner {
 
   /** Map an index in a segment's text to source offset, line and column (sets the loc* fields). */
   locate(seg: Segment, idx: number): void {
-    let k = seg.segStarts.length - 1;
+    let k = seg.n - 1;
     while (k > 0 && seg.segStarts[k]! > idx) k--;
     const offset = seg.srcStarts[k]! + (idx - seg.segStarts[k]!);
     this.locOffset = offset;
@@ -116,7 +118,7 @@ export class PhrasingScanner {
   }
 
   private srcOffset(seg: Segment, idx: number): number {
-    let k = seg.segStarts.length - 1;
+    let k = seg.n - 1;
     while (k > 0 && seg.segStarts[k]! > idx) k--;
     return seg.srcStarts[k]! + (idx - seg.segStarts[k]!);
   }

@@ -121,6 +121,9 @@ describe('inline tags', () => {
       { tag: 'TODO', line: 5, column: 1, offset: 41 },
     ]);
   });
+  it('deduplicates non-ASCII tags case-insensitively too', () => {
+    expect(both('#ABC #abc #Ünï #ünÏ #x').tags).toEqual(['ABC', 'Ünï', 'x']);
+  });
 });
 
 describe('links and embeds', () => {
@@ -151,6 +154,23 @@ describe('links and embeds', () => {
       [2, 5, 6, 14],
       [2, 14, 15, 24],
     ]);
+  });
+});
+
+describe('percent-escapes in Markdown link destinations', () => {
+  // ASCII escapes are decoded by hand, the rest by decodeURIComponent; a malformed one keeps the destination as written.
+  it.each<[string, [string, string | null]]>([
+    ['[t](a%20b.md)', ['a b.md', null]],
+    ['[t](a%2.md)', ['a%2.md', null]],
+    ['[t](a%zz.md)', ['a%zz.md', null]],
+    ['[t](a.md%)', ['a.md%', null]],
+    ['[t](G%C3%B6del.md)', ['Gödel.md', null]],
+    ['[t](a%20%C3.md)', ['a%20%C3.md', null]],
+    ['[t](a%2523.md)', ['a%23.md', null]],
+    ['[t](a%23b.md)', ['a#b.md', null]],
+    ['[t](a%41%62.md#H%20i)', ['aAb.md', 'H i']],
+  ])('%j → %j', (text, [target, heading]) => {
+    expect(links(text).map((l) => [l.target, l.heading])).toEqual([[target, heading]]);
   });
 });
 
