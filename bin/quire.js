@@ -5,7 +5,8 @@
 // without flags. It is CommonJS (bin/package.json): a warm --vault call is
 // answered by the folder's daemon through dist/surfaces/cli/thin.cjs and never
 // starts Node's ES module loader; anything else runs the full command line,
-// dist/surfaces/cli/main.js (docs/cli.md, "Thin client").
+// the bundle dist/bundle/main.js (docs/cli.md, "Thin client"; docs/architecture.md,
+// "The build").
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -16,6 +17,6 @@ if (!fs.existsSync(path.join(dist, '.built'))) {
   process.exit(2);
 }
 const argv = process.argv.slice(2);
-const full = () => import(path.join(dist, 'surfaces/cli/main.js'));
+const full = () => import(path.join(dist, 'bundle/main.js'));
 if (argv.includes('--vault')) require(path.join(dist, 'surfaces/cli/thin.cjs')).runThin(argv).then((done) => done || full());
 else full();

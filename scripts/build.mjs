@@ -11,6 +11,9 @@
 // Two exceptions to one file for one file: a package made of hundreds of
 // small ES modules is bundled into one file of dist/vendor/ (VENDORED), and
 // the thin client is also bundled into one CommonJS file (writeThinClient).
+// Beside the tree, the full command line is bundled into dist/bundle/
+// (writeCliBundle): what bin/quire.js runs; a file of the install is found
+// through src/core/install.ts, never by a module's own URL.
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --bench    also bench/ and test/ → dist-bench/ (see buildBench)
@@ -118,6 +121,51 @@ async function writeThinClient(tree) {
 }
 
 /**
+ * The full command line (src/surfaces/cli/main.ts) with the packages it
+ * imports, as one bundle split at its dynamic imports: dist/bundle/main.js
+ * and chunks, each loaded when a command first needs it, so `--help` still
+ * loads no server code. Hundreds of modules one file per file cost a start
+ * of the server about 0.2-0.4 s of loading and compiling (docs/performance.md,
+ * "Start-up"); Node 20 has no compile cache for ES modules. The rest of
+ * dist/ stays one file per file: worker threads run those files (the
+ * bundle's chunks are not entries), and so do the daemon, the benches and
+ * tests of built code; nothing of dist/ imports the bundle, so no process
+ * holds two copies of a module. Kept outside: a vendored package (its one
+ * file of dist/vendor/, as for the tree) and what a module loads with
+ * createRequire (lazy CommonJS packages, native addons). CommonJS packages
+ * bundled into ES modules call `require` for Node's built-ins: the banner
+ * gives each chunk one. dist/bundle/inputs.json names each chunk's source
+ * modules, for the tests that check what a command loads.
+ */
+async function writeCliBundle(tree) {
+  const { build } = await import('esbuild');
+  const vendored = {
+    name: 'vendored',
+    setup(b) {
+      const names = new RegExp(`^(${VENDORED.map((n) => n.replace(/[/.]/g, '\\$&')).join('|')})$`);
+      b.onResolve({ filter: names }, (args) => ({ path: `../${vendorFile(args.path)}`, external: true }));
+    },
+  };
+  const out = path.join(tree, 'bundle');
+  const result = await build({
+    ...OPTIONS,
+    absWorkingDir: ROOT,
+    entryPoints: { main: path.join(SRC, 'surfaces/cli/main.ts') },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    metafile: true,
+    plugins: [vendored],
+    banner: { js: "import { createRequire as __quireCreateRequire } from 'node:module';\nconst require = __quireCreateRequire(import.meta.url);" },
+  });
+  const inputs = {};
+  for (const [file, o] of Object.entries(result.metafile.outputs)) {
+    if (file.endsWith('.js')) inputs[path.basename(file)] = Object.keys(o.inputs);
+  }
+  fs.writeFileSync(path.join(out, 'inputs.json'), JSON.stringify(inputs));
+}
+
+/**
  * Transpile every .ts file of `from` into `to` (same layout), and with
  * `copyOthers` copy its other files; `rewrite(text, outFile)` edits each
  * output's text; `skip`: paths not to look into.
@@ -175,6 +223,16 @@ export async function buildDist({ lenient = false } = {}) {
     await transpileTree(SRC, tmp, { copyOthers: true, rewrite: (text, outFile) => useVendored(text, outFile, tmp) });
     await writeVendored(tmp);
     await writeThinClient(tmp);
+    try {
+      await writeCliBundle(tmp);
+    } catch (e) {
+      if (!lenient) throw e;
+      // A source being edited that does not bundle yet (an import of a file not written): the command line runs from the tree.
+      console.error(`build: no command-line bundle (${e.message.split('\n')[0]})`);
+      fs.mkdirSync(path.join(tmp, 'bundle'), { recursive: true });
+      fs.writeFileSync(path.join(tmp, 'bundle/main.js'), "import '../surfaces/cli/main.js';\n");
+      fs.writeFileSync(path.join(tmp, 'bundle/inputs.json'), '{}');
+    }
     try {
       writeCatalog(tmp);
     } catch (e) {

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Type, type ObjectOptions, type SchemaOptions, type TLiteral, type TProperties, type TUnion, type TSchema } from '@sinclair/typebox';
+import { installFile } from '../core/install.js';
 import type { ActionDef, ActionHandler, Effect, Encoding, HttpMethod, InputSchemas, Scope, Surface } from './types.js';
 
 /** One row of spec/actions.json, as the spec's generator wrote it. */
@@ -27,9 +28,9 @@ export interface SpecRow {
   params: string;
 }
 
-// Read once at start-up: src/actions/ and dist/actions/ both sit two levels below the repo root.
+// Read once at start-up.
 export const specRows: ReadonlyArray<SpecRow> = JSON.parse(
-  readFileSync(new URL('../../spec/actions.json', import.meta.url), 'utf8'),
+  readFileSync(installFile('spec/actions.json'), 'utf8'),
 );
 
 const rowsByName = new Map(specRows.map((row) => [row.name, row] as const));

@@ -28,7 +28,7 @@ const turns = new Turns(EXPORT_CONCURRENCY, EXPORT_QUEUE_MAX, (running, waiting)
 export async function renderNoteOffThread(noteText: string, format: 'png' | 'svg', timeoutMs = EXPORT_TIMEOUT_MS): Promise<Buffer> {
   const done = await turns.take();
   try {
-    const worker = startWorker(new URL('./export-worker.js', import.meta.url), { text: noteText, format }, 'quire-canvas-export');
+    const worker = startWorker('canvas/export-worker.js', { text: noteText, format }, 'quire-canvas-export');
     return await new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         void worker.terminate();

@@ -90,7 +90,7 @@ export async function extractOffThread(html: string, pageUrl: URL, timeoutMs = E
   }
   const done = await turns.take();
   try {
-    const worker = startWorker(new URL('./extract-worker.js', import.meta.url), { html: page, url: pageUrl.href }, 'quire-clip');
+    const worker = startWorker('clips/extract-worker.js', { html: page, url: pageUrl.href }, 'quire-clip');
     return await new Promise<Article>((resolve, reject) => {
       const timer = setTimeout(() => {
         void worker.terminate();

@@ -1,11 +1,8 @@
 /** Instance configuration: command-line flags, then environment, then defaults. */
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { VERSION } from './install.js';
 
-const require = createRequire(import.meta.url);
-const pkg = require('../../package.json') as { version: string };
-
-export const VERSION: string = pkg.version;
+export { VERSION };
 export const API_VERSION = 'v1';
 
 export interface Config {

@@ -131,7 +131,7 @@ export class ScanPool {
   /** Starts `threads` workers. */
   constructor(threads: number) {
     for (let k = 0; k < threads; k++) {
-      const w = startWorker(new URL('./scan-worker.js', import.meta.url), null, `quire-scan-${k}`);
+      const w = startWorker('vault/scan-worker.js', null, `quire-scan-${k}`);
       w.on('error', (e) => (this.failed ??= e));
       this.workers.push(w);
     }

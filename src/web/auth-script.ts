@@ -1,4 +1,5 @@
 /** The pages' script, read once from auth.browser.js (plain browser JavaScript, served as is). */
 import fs from 'node:fs';
+import { codeFile } from '../core/install.js';
 
-export const AUTH_SCRIPT: string = fs.readFileSync(new URL('./auth.browser.js', import.meta.url), 'utf8');
+export const AUTH_SCRIPT: string = fs.readFileSync(codeFile('web/auth.browser.js'), 'utf8');

@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, toAppError } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { paths } from '../core/config.js';
+import { codeFile } from '../core/install.js';
 import { locate, locateRel, openLink, readLocated, type OpenLink } from '../public/access.js';
 import { previewKind } from '../public/media.js';
 import { isPageGrant, isPasswordGuess, issuePageGrant, PAGE_GRANT_TTL_MS } from '../public/page-token.js';
@@ -26,7 +27,7 @@ import { entries, listLinkedNotes, resolverFor } from '../public/visitor.js';
 const COOKIE = 'quire_public';
 const API_PREFIX = '/api/v1/public/';
 /** The drop zone's script (issue 23, file drop): loaded only on pages of links with `upload`. */
-const DROP_SCRIPT = fs.readFileSync(new URL('./public-drop.browser.js', import.meta.url), 'utf8');
+const DROP_SCRIPT = fs.readFileSync(codeFile('web/public-drop.browser.js'), 'utf8');
 const TEXT_SHOWN = 256 * 1024;
 
 /** The policy of the sign-in pages: no inline script or style, nothing from elsewhere. */

@@ -89,7 +89,7 @@ describe('the thin client', () => {
     // A usage error is read by the daemon too: exit 2, and the command table is not loaded here either.
     const bad = await traced(['search', 'x', '--limit', 'many', '--vault', vault]);
     expect(bad).toMatchObject({ code: 2, stdout: '', stderr: 'quire: --limit takes an integer, not "many"\n' });
-    expect(bad.loaded).not.toContain('dist/surfaces/cli/main.js');
+    expect(bad.loaded).not.toContain('dist/bundle/main.js');
   });
 
   it('prints exactly what the in-process command line prints, readable and --json, errors included', async () => {

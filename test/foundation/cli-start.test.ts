@@ -3,7 +3,8 @@
  * actions list` and a call to a server load no index, vault, area or HTTP
  * server code (each command's code is imported when it runs, and the
  * catalog's facts come from the catalog.json the build writes). A loader
- * hook records every module the `quire` process loads.
+ * hook records every module the `quire` process loads (a chunk of the
+ * command line's bundle counted as the modules it holds).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { registry } from '../../src/actions/registry.js';
 import { catalogEntries } from '../../src/surfaces/cli/catalog.js';
 import { runCli } from '../helpers/cli.js';
 import { startInstance, tempDir, type TestInstance } from '../helpers/instance.js';
+import { unbundled } from '../helpers/unbundled.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
@@ -21,7 +23,7 @@ async function traced(args: string[]) {
   const log = path.join(tempDir('quire-imports-'), 'loaded.txt');
   fs.writeFileSync(log, '');
   const r = await runCli(args, { env: { NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log } });
-  const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  const loaded = unbundled(fs.readFileSync(log, 'utf8').split('\n').filter(Boolean));
   fs.rmSync(path.dirname(log), { recursive: true, force: true });
   return { ...r, loaded };
 }

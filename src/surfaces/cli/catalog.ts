@@ -1,12 +1,13 @@
 /**
  * The action catalog as data: each action the registry declares, with its
  * facts and input schema but no handler. The build writes it to
- * catalog.json beside this module (scripts/build.mjs), so the commands that
+ * dist/surfaces/cli/catalog.json (scripts/build.mjs), so the commands that
  * need only the facts (`quire actions list`, `quire action run --server`,
  * `quire login`) load no area's code, index or vault. Run from the sources
  * (tests), there is no catalog.json and it comes from the registry itself.
  */
 import fs from 'node:fs';
+import { codeFile } from '../../core/install.js';
 import type { ActionDef } from '../../actions/types.js';
 
 export type CatalogEntry = Omit<ActionDef<any>, 'handler'> & { implemented: boolean };
@@ -15,7 +16,7 @@ export function catalogEntries(actions: ReadonlyArray<ActionDef<any>>): CatalogE
   return actions.map(({ handler, ...facts }) => ({ ...facts, implemented: handler !== undefined }));
 }
 
-const BUILT = new URL('./catalog.json', import.meta.url);
+const BUILT = codeFile('surfaces/cli/catalog.json');
 let loaded: Promise<CatalogEntry[]> | undefined;
 
 export function loadCatalog(): Promise<CatalogEntry[]> {

@@ -1,13 +1,13 @@
 /** `npm start`: a demo Instance with one user whose Home is the sample vault in vault-fixtures/demo/. */
 import fs from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, paths } from '../../core/config.js';
+import { installFile } from '../../core/install.js';
 import { openServices, startServer, type RunningServer } from '../../server.js';
 import { findUserByName } from '../../store/users.js';
 import { addUser, issueAdminToken } from './admin.js';
 
-const DEMO_VAULT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../vault-fixtures/demo');
+const DEMO_VAULT = fileURLToPath(installFile('vault-fixtures/demo'));
 const DEMO_USER = 'demo';
 
 export async function runDemo(opts: { dataDir: string; port?: string }): Promise<RunningServer> {

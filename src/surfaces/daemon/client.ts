@@ -11,17 +11,18 @@ import type { ActionOutcome } from '../../actions/reply.js';
 import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
 import { AppError } from '../../core/errors.js';
+import { installFile } from '../../core/install.js';
 import type { Transport } from '../client/transport.js';
 import { daemonFiles, fromWire, request, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js';
 import { buildId, daemonRuntimeDir, SOCKET_PATH_LIMIT } from './socket-path.js';
 
-const BIN = new URL('../../../bin/quire.js', import.meta.url);
+const BIN = installFile('bin/quire.js');
 /**
  * The server's Node.js flags, the one list the launcher bin/quire also reads:
  * a daemon is long-running like `serve`, so it gets them however this client
  * was started (`quire`, which starts the client without flags, or `node bin/quire.js`).
  */
-const SERVER_NODE_FLAGS = new URL('../../../bin/server-node-flags', import.meta.url);
+const SERVER_NODE_FLAGS = installFile('bin/server-node-flags');
 /** How long a call waits for a daemon it started to take its socket (not to finish indexing: the call waits for that). */
 const START_TIMEOUT_MS = 15_000;
 

@@ -1,12 +1,13 @@
 /**
  * Where a folder's vault daemon listens, and which build it must be of:
  * the one rule shared by the daemon, the full command line and the thin
- * client (thin.ts), which loads nothing but node: built-ins and this module
- * (docs/cli.md, "Thin client").
+ * client (thin.ts), which loads nothing but node: built-ins, this module and
+ * core/install.ts (docs/cli.md, "Thin client").
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { codeFile } from '../../core/install.js';
 
 /** The real path of a vault folder: one daemon per folder, however it is named on the command line. */
 export function vaultRealPath(dir: string): string {
@@ -46,7 +47,7 @@ export function daemonFiles(realVault: string, env: NodeJS.ProcessEnv = process.
 /** Unix socket paths longer than this do not fit in `sockaddr_un` on every system. */
 export const SOCKET_PATH_LIMIT = 100;
 
-const STAMP = new URL('../../.built', import.meta.url);
+const STAMP = codeFile('.built');
 
 /**
  * This build of Quire: the time `npm run build` wrote dist/ (its `.built`

@@ -1,0 +1,71 @@
+/**
+ * The command line runs as one bundle (dist/bundle/, scripts/build.mjs
+ * writeCliBundle), its files found through src/core/install.ts: `serve`
+ * starts and answers (the spec's catalog, the web scripts and package.json
+ * are read at start), its scan threads run their dist/ files, and a vault
+ * command works in process. A loader hook records every module loaded.
+ */
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { runCli, spawnServe } from '../helpers/cli.js';
+import { tempDir } from '../helpers/instance.js';
+
+const REPO = path.resolve(__dirname, '../..');
+const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
+const rel = (url: string) => path.relative(REPO, new URL(url).pathname);
+
+const dirs: string[] = [];
+let child: ChildProcess | undefined;
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child!.once('exit', r));
+  }
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A folder of `n` linked notes: from 500 notes a first index is made by scan threads (src/vault/scan-pool.ts). */
+function vaultOf(n: number): string {
+  const vault = tempDir('quire-bundle-vault-');
+  dirs.push(vault);
+  for (let i = 1; i <= n; i++) fs.writeFileSync(path.join(vault, `Note ${i}.md`), `# Note ${i}\n\nSee [[Note ${(i % n) + 1}]]. #t${i % 7}\n`);
+  return vault;
+}
+
+it('serve --vault runs from the bundle, its scan threads from dist/, and answers', async () => {
+  const vault = vaultOf(600);
+  const state = tempDir('quire-bundle-state-');
+  dirs.push(state);
+  const log = path.join(state, 'loaded.txt');
+  fs.writeFileSync(log, '');
+  const started = spawnServe(['--vault', vault, '--port', '0'], {
+    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log },
+    untilIndexReady: true,
+  });
+  child = started.child;
+  const { url, token, out } = await started.ready;
+  expect(out()).toMatch(/^index ready: 600 notes .*600 parsed/m);
+  const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel);
+  expect(loaded).toContain('dist/bundle/main.js');
+  expect(loaded).toContain('dist/vault/scan-worker.js');
+  // Only a worker's modules come from the tree: the command line's own are in the bundle, never loaded twice.
+  for (const tree of ['dist/surfaces/cli/main.js', 'dist/server.js', 'dist/actions/registry.js']) expect(loaded).not.toContain(tree);
+
+  const res = await fetch(`${url}/api/v1/notes?limit=5`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { items: unknown[] }).items).toHaveLength(5);
+  const system = await fetch(`${url}/api/v1/system/info`, { headers: { authorization: `Bearer ${token}` } });
+  const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+  expect(await system.json()).toMatchObject({ version: pkg.version });
+}, 90_000);
+
+it('a vault command runs in process from the bundle', async () => {
+  const vault = vaultOf(3);
+  const r = await runCli(['backlinks', 'Note 2', '--vault', vault, '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(JSON.stringify(JSON.parse(r.stdout))).toContain('Note 1.md');
+  expect(fs.readdirSync(vault).sort()).toEqual(['Note 1.md', 'Note 2.md', 'Note 3.md']);
+});
