@@ -63,9 +63,15 @@ it('serve --vault runs from the bundle, its scan threads from dist/, and answers
 
 it('a vault command runs in process from the bundle', async () => {
   const vault = vaultOf(3);
-  const r = await runCli(['backlinks', 'Note 2', '--vault', vault, '--json']);
+  const log = path.join(tempDir('quire-bundle-log-'), 'loaded.txt');
+  dirs.push(path.dirname(log));
+  fs.writeFileSync(log, '');
+  const r = await runCli(['backlinks', 'Note 2', '--vault', vault, '--json'], { env: { NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log } });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
+  const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel);
+  expect(loaded).toContain('dist/bundle/main.js');
+  expect(loaded.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/') && !f.startsWith('dist/vendor/'))).toEqual([]);
   expect(JSON.stringify(JSON.parse(r.stdout))).toContain('Note 1.md');
   expect(fs.readdirSync(vault).sort()).toEqual(['Note 1.md', 'Note 2.md', 'Note 3.md']);
 });
