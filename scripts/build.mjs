@@ -101,9 +101,9 @@ function useVendored(text, outFile, tree) {
  * bin/quire.js (CommonJS too): a warm `--vault` call then never starts
  * Node's ES module loader, about 5 ms of a call that is otherwise a bare
  * start and a socket round trip (docs/cli.md, "Thin client"). It sits where
- * thin.js does, so its `import.meta.url`s (now its own file's URL) and its
- * dynamic import of the daemon (`daemon run`, an ES module left outside)
- * resolve as they do from thin.js.
+ * thin.js does, so its `import.meta.url`s (now its own file's URL) resolve
+ * as they do from thin.js; its dynamic import of the daemon (`daemon run`)
+ * loads the bundle's daemon entry.
  */
 async function writeThinClient(tree) {
   const { build } = await import('esbuild');
@@ -114,22 +114,24 @@ async function writeThinClient(tree) {
     entryPoints: [path.join(SRC, 'surfaces/cli/thin.ts')],
     outfile: path.join(tree, 'surfaces/cli/thin.cjs'),
     bundle: true,
-    external: ['../daemon/daemon.js'],
+    // `daemon run` loads the daemon from the command line's bundle (writeCliBundle), like every other long-running command.
+    plugins: [{ name: 'daemon-from-bundle', setup: (b) => b.onResolve({ filter: /^\.\.\/daemon\/daemon\.js$/ }, () => ({ path: '../../bundle/daemon.js', external: true })) }],
     define: { 'import.meta.url': '__fileUrl' },
     banner: { js: "'use strict';\nconst __fileUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
 }
 
 /**
- * The full command line (src/surfaces/cli/main.ts) with the packages it
- * imports, as one bundle split at its dynamic imports: dist/bundle/main.js
- * and chunks, each loaded when a command first needs it, so `--help` still
+ * The full command line (src/surfaces/cli/main.ts) and the vault daemon
+ * (src/surfaces/daemon/daemon.ts, which `daemon run` loads) with the
+ * packages they import, as one bundle split at its dynamic imports:
+ * dist/bundle/main.js, dist/bundle/daemon.js and shared chunks, each loaded when a command first needs it, so `--help` still
  * loads no server code. Hundreds of modules one file per file cost a start
  * of the server about 0.2-0.4 s of loading and compiling (docs/performance.md,
  * "Start-up"); Node 20 has no compile cache for ES modules. The rest of
  * dist/ stays one file per file: worker threads run those files (the
- * bundle's chunks are not entries), and so do the daemon, the benches and
- * tests of built code; nothing of dist/ imports the bundle, so no process
+ * bundle's chunks are not entries), and so do the benches and tests of
+ * built code; nothing of dist/ imports the bundle, so no process
  * holds two copies of a module. Kept outside: a vendored package (its one
  * file of dist/vendor/, as for the tree) and what a module loads with
  * createRequire (lazy CommonJS packages, native addons). CommonJS packages
@@ -150,7 +152,7 @@ async function writeCliBundle(tree) {
   const result = await build({
     ...OPTIONS,
     absWorkingDir: ROOT,
-    entryPoints: { main: path.join(SRC, 'surfaces/cli/main.ts') },
+    entryPoints: { main: path.join(SRC, 'surfaces/cli/main.ts'), daemon: path.join(SRC, 'surfaces/daemon/daemon.ts') },
     outdir: out,
     bundle: true,
     splitting: true,
@@ -231,6 +233,7 @@ export async function buildDist({ lenient = false } = {}) {
       console.error(`build: no command-line bundle (${e.message.split('\n')[0]})`);
       fs.mkdirSync(path.join(tmp, 'bundle'), { recursive: true });
       fs.writeFileSync(path.join(tmp, 'bundle/main.js'), "import '../surfaces/cli/main.js';\n");
+      fs.writeFileSync(path.join(tmp, 'bundle/daemon.js'), "export * from '../surfaces/daemon/daemon.js';\n");
       fs.writeFileSync(path.join(tmp, 'bundle/inputs.json'), '{}');
     }
     try {

@@ -75,3 +75,23 @@ it('a vault command runs in process from the bundle', async () => {
   expect(JSON.stringify(JSON.parse(r.stdout))).toContain('Note 1.md');
   expect(fs.readdirSync(vault).sort()).toEqual(['Note 1.md', 'Note 2.md', 'Note 3.md']);
 });
+
+it('the vault daemon a call starts runs from the bundle too', async () => {
+  const vault = vaultOf(3);
+  const state = tempDir('quire-bundle-daemon-');
+  dirs.push(state);
+  const log = path.join(state, 'loaded.txt');
+  fs.writeFileSync(log, '');
+  // The daemon inherits the call's environment, the loader hook included.
+  const env = { QUIRE_DAEMON: 'on', XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log };
+  try {
+    const r = await runCli(['backlinks', 'Note 2', '--vault', vault, '--json'], { env });
+    expect(r.stderr).toBe('');
+    expect(JSON.stringify(JSON.parse(r.stdout))).toContain('Note 1.md');
+    const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel);
+    expect(loaded).toContain('dist/bundle/daemon.js');
+    expect(loaded.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/') && !f.startsWith('dist/vendor/'))).toEqual([]);
+  } finally {
+    await runCli(['daemon', 'stop', '--vault', vault], { env });
+  }
+});
