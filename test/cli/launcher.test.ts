@@ -5,7 +5,7 @@
  * that Node's code cache applies to them (docs/cli.md, "Thin client"); and a
  * vault daemon gets the flags however the call that starts it was run.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -99,5 +99,12 @@ describe('the quire launcher', () => {
     fs.symlinkSync('../quire-abs', path.join(dir, 'bin', 'quire'));
     const r = await launch(['--version'], {}, path.join(dir, 'bin', 'quire'));
     expect(r).toMatchObject({ code: 0, stdout: `${JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version}\n` });
+  });
+
+  it('finds quire.js when sh is given the bare name of a relative link in the working folder', () => {
+    const dir = tempDir('quire-launcher-bare-');
+    fs.symlinkSync(path.relative(dir, LAUNCHER), path.join(dir, 'quire'));
+    const out = execFileSync('sh', ['quire', '--version'], { cwd: dir, encoding: 'utf8' });
+    expect(out).toBe(`${JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version}\n`);
   });
 });
