@@ -118,12 +118,6 @@ export function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: s
 }
 
 /**
- * Facts as the index keeps them: without tag positions (only a rewrite of
- * the note's text needs them, and it extracts them from that text; kept,
- * they would be a quarter of a million small objects on a 10k-note Home),
- * strings detached from the note text unless `fresh`, links as a table.
- */
-/**
  * The entry of a note read from a snapshot: what the index needs at once
  * (path, ids, stat, aliases, tags) is there; title, frontmatter, created,
  * word count, headings and the facts are own getters (so a spread or JSON
@@ -201,6 +195,12 @@ const CREATED: PropertyDescriptor = {
   },
 };
 
+/**
+ * Facts as the index keeps them: without tag positions (only a rewrite of
+ * the note's text needs them, and it extracts them from that text; kept,
+ * they would be a quarter of a million small objects on a 10k-note Home),
+ * strings detached from the note text unless `fresh`, links as a table.
+ */
 export function indexedFacts(given: AnyFacts, fresh: boolean): IndexedFacts {
   if (given.links instanceof LinkTable) return given.tagOccurrences.length === 0 ? (given as IndexedFacts) : { ...(given as IndexedFacts), tagOccurrences: [] };
   const facts: NoteFacts = { ...(given as NoteFacts), tagOccurrences: [] };
