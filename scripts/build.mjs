@@ -3,17 +3,16 @@
 //
 // esbuild transpiles each file on its own (no bundling, no type checking:
 // `tsc --noEmit` checks types); a build takes about a second where tsc's
-// emit takes ten. dist/ keeps src/'s layout, so a module finds what sits
-// beside it, or above it, by its own URL as it does in src/ (a worker's
-// built file, spec/actions.json two levels up, package.json, the demo vault).
+// emit takes ten. dist/ keeps src/'s layout, so a worker thread runs its
+// file there by the same path as in src/ (src/core/worker.ts).
 // Other files in src/ (auth.browser.js) are copied as they are, and the
 // action catalog is written as data for the command line (writeCatalog).
 // Two exceptions to one file for one file: a package made of hundreds of
 // small ES modules is bundled into one file of dist/vendor/ (VENDORED), and
 // the thin client is also bundled into one CommonJS file (writeThinClient).
-// Beside the tree, the full command line is bundled into dist/bundle/
-// (writeCliBundle): what bin/quire.js runs; a file of the install is found
-// through src/core/install.ts, never by a module's own URL.
+// Beside the tree, the full command line and the vault daemon are bundled
+// into dist/bundle/ (writeCliBundle): what bin/quire.js runs. So a file of the install is
+// found through src/core/install.ts, never by a module's own URL.
 //
 //   node scripts/build.mjs            build dist/
 //   node scripts/build.mjs --bench    also bench/ and test/ → dist-bench/ (see buildBench)

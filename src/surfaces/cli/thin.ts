@@ -4,8 +4,9 @@
  * working folder, TZ); the daemon reads it with the command line's own
  * parsing, runs it on its warm index, and answers with what the command
  * prints and its exit code. This process then loads nothing but node:
- * built-ins and the daemon wire (protocol.js, socket-path.js): a warm call costs a bare Node start and a
- * socket round trip. Anything the daemon does not take (no daemon, a stale
+ * built-ins, the daemon wire (protocol.js, socket-path.js) and
+ * core/install.js: a warm call costs a bare Node start and a socket round
+ * trip. Anything the daemon does not take (no daemon, a stale
  * socket, another build, a form its parser leaves to commander) returns
  * false, and the launcher runs the full command line (main.ts), which
  * starts or replaces the daemon (docs/cli.md, "Thin client").
