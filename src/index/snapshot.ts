@@ -1,12 +1,12 @@
 /**
  * The snapshot format: everything needed to rebuild a HomeIndex without
- * re-reading files (the full-text index persists itself: search-worker.ts).
+ * re-reading files (the full-text index persists itself: fulltext/persist.ts).
  *
  * A snapshot is text, one JSON value per line, so that a live index can be
  * written out a few lines at a time without stalling the event loop, and
  * read back line by line; then the links' integers as raw bytes:
  *
- *   {"format":"quire-home-index","version":5,"byteOrder":"LE"}
+ *   {"format":"quire-home-index","version":6,"byteOrder":"LE"}
  *   ["f", path, stat]            one per non-note file
  *   ["s", string, ...]           strings the next lines refer to by number
  *   ["n", path, stat, claimedAt | null, derivedId, id, aliases, tags, blockIds, taskBlockIds, links] TAB rest
@@ -154,11 +154,6 @@ export function noteLines(path: string, stat: FileStat, head: NoteHead, rest: st
   const line = JSON.stringify(record) + '\t' + rest;
   const strings = table.takeLine();
   return strings === null ? [line] : [strings, line];
-}
-
-/** A note's head, from its facts. */
-export function headOf(f: IndexedFacts): NoteHead {
-  return { id: f.id, aliases: f.aliases, tags: f.tags, blockIds: blockIdsOf(f.blocks), taskBlockIds: taskBlockIdsOf(f.tasks), links: f.links };
 }
 
 export function blockIdsOf(blocks: readonly BlockAnchor[]): readonly string[] {
