@@ -18,8 +18,8 @@ import { tempDir } from '../helpers/instance.js';
 import { alive, cliWorld, until } from './helpers.js';
 
 const REPO = path.resolve(__dirname, '../..');
-/** Log every module a process loads: ES modules (loader hooks) and CommonJS ones (its require cache at exit). */
-const HOOKS = `--import=${path.join(REPO, 'test/helpers/record-imports.mjs')} --require=${path.join(REPO, 'test/helpers/record-requires.cjs')}`;
+/** Log every module a process loads: ES modules (loader hooks) and CommonJS ones (as each loads). */
+const HOOKS = `--import=${path.join(REPO, 'test/helpers/record-imports.mjs')} --require=${path.join(REPO, 'test/helpers/record-requires-live.cjs')}`;
 /** The build the launcher runs now (read at each use: a rebuild gives another). */
 const build = () => fs.readFileSync(path.join(REPO, 'dist/.built'), 'utf8').trim();
 
@@ -60,7 +60,6 @@ describe('the thin client', () => {
     for (const [text, hash] of table) expect([text, fnv1a64(text)]).toEqual([text, hash]);
     expect(path.basename(daemonFiles('/home/ada/Vault', {}).socket)).toBe(`${fnv1a64('/home/ada/Vault')}.sock`);
   });
-
 
   it('recognises a command on a vault that a daemon may answer whole', () => {
     const table: Array<[string[], string | null]> = [

@@ -2,7 +2,7 @@
 // the file named by $QUIRE_IMPORT_LOG as it loads, beside what
 // record-imports.mjs logs of the ES module loader, which Node 20's require()
 // does not go through; so a test can read what was loaded at a given line of
-// output (test/foundation/serve-start.test.ts), not only at exit.
+// output (test/foundation/serve-start.test.ts), or at exit (test/cli/thin.test.ts).
 const fs = require('node:fs');
 const Module = require('node:module');
 const { pathToFileURL } = require('node:url');
