@@ -29,7 +29,8 @@ class Blk {
   padding = 0;
   line = 0;
   hasChild = false;
-  firstChildPara: Blk | null = null;
+  /** ITEM: the `serial` of its first child when that is a paragraph, else -1. */
+  firstChildPara = -1;
   task: Task | null = null;
   taskCheckbox = '';
   taskConfirmed = false;
@@ -48,6 +49,8 @@ class Blk {
   /** PARA lines, 5 numbers each: content start, content end, line number, line start offset, indent. */
   pl!: number[];
   ownerItem: Blk | null = null;
+  /** PARA: which paragraph of the note this is (the object is reused, see `BlockScanner.para`). */
+  serial = 0;
   constructor(k: number) {
     this.k = k;
   }
@@ -133,6 +136,8 @@ class BlockScanner {
   readonly inline: PhrasingScanner;
   /** Labels of the definitions found in this pass. */
   definedLabels = new Set<string>();
+  /** The paragraph block, reused (see `addBlock`). */
+  readonly para = new Blk(PARA);
   /** The segment handed to the phrasing scanner, reused: it is read only until the next one is made. */
   readonly seg: Segment = { p: '', n: 0, segStarts: [], srcStarts: [], lineNos: [], lineStartOffs: [] };
 
@@ -482,14 +487,19 @@ class BlockScanner {
       this.finalize(stack.pop()!);
     }
     const parent = stack[stack.length - 1]!;
-    const b = new Blk(k);
+    let b: Blk;
     if (k === PARA) {
+      // At most one paragraph is open (a paragraph is always the innermost
+      // block), so one object serves them all; items tell them apart by serial.
+      b = this.para;
       b.pl = [];
-    }
+      b.ownerItem = null;
+      b.serial++;
+    } else b = new Blk(k);
     if (parent.k === ITEM && !parent.hasChild) {
       parent.hasChild = true;
       if (k === PARA) {
-        parent.firstChildPara = b;
+        parent.firstChildPara = b.serial;
         b.ownerItem = parent;
       }
     } else if (parent.k !== DOC) parent.hasChild = true;
@@ -616,7 +626,7 @@ class BlockScanner {
             this.stack.push(para);
             this.finalize(this.stack.pop()!);
           } else if (para.ownerItem) {
-            para.ownerItem.firstChildPara = null;
+            para.ownerItem.firstChildPara = -1;
           }
           this.stack.push(new Blk(TABLE));
           this.tableRowAt(header.s, header.e, header.line, header.lstart);
@@ -775,7 +785,7 @@ class BlockScanner {
       pl.splice(0, 5 * k);
     }
     if (pl.length === 0) {
-      if (b.ownerItem) b.ownerItem.firstChildPara = null;
+      if (b.ownerItem) b.ownerItem.firstChildPara = -1;
       return false;
     }
     return true;
@@ -786,7 +796,7 @@ class BlockScanner {
       if (this.stripDefinitions(b)) this.finalizeParagraph(b);
     }
     else if (b.k === ITEM) {
-      if (b.task && b.firstChildPara === null) b.task = null;
+      if (b.task && b.firstChildPara < 0) b.task = null;
     }
   }
 
@@ -834,7 +844,7 @@ class BlockScanner {
       anchor = { id: inline.slice(idx + 1, inline.idEnd), line: inline.locLine, column: inline.locColumn };
       this.blocks.push(anchor);
     }
-    if (item && item.firstChildPara === b && item.task) {
+    if (item && item.firstChildPara === b.serial && item.task) {
       const task = item.task;
       if (anchor && anchor.line === task.line) {
         const m = TRAILING_ID_RE.exec(task.text);
@@ -857,7 +867,7 @@ class BlockScanner {
     for (let i = 0; i < pl.length; i += 5) parts.push(text.slice(pl[i]!, pl[i + 1]!).trim());
     this.headings.push({ level, text: parts.join(' '), line: pl[2]! });
     this.inline.scan(this.paraSegment(para));
-    if (para.ownerItem) para.ownerItem.firstChildPara = null;
+    if (para.ownerItem) para.ownerItem.firstChildPara = -1;
   }
 
   tableRow(s: number, e: number): void {

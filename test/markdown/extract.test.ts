@@ -268,6 +268,19 @@ describe('tasks', () => {
   });
 });
 
+describe('tasks in items with several blocks', () => {
+  // Only an item's first paragraph makes it a task (the block scanner tells paragraphs apart by serial).
+  it.each<[string, Array<[number, string, string, string | null, number | null]>]>([
+    ['- [ ] one\n\n  second para\n\n  third ^b', [[1, ' ', 'one', null, null]]],
+    ['- [ ] a\n  > quoted\n- [x] b\n\n  more', [[1, ' ', 'a', null, null], [3, 'x', 'b', null, null]]],
+    ['- [ ] t\n  | a |\n  | - |', [[1, ' ', 't', null, null]]],
+    ['- [ ] h\n  ===', []],
+    ['1. [ ] x\n   - [ ] y\n\n     p\n   z', [[1, ' ', 'x', null, null], [2, ' ', 'y', null, 1]]],
+  ])('%j', (text, expected) => {
+    expect(both(text).tasks.map((k) => [k.line, k.status, k.text, k.blockId, k.parentTaskLine])).toEqual(expected);
+  });
+});
+
 describe('word count', () => {
   it.each<[string, number]>([
     ['', 0],
