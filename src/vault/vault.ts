@@ -219,22 +219,21 @@ export class Vault {
       await (pool as ScanPool | null)?.close();
       throw e;
     }
-    // The scan threads exit once they have sent the full text they tokenize after the facts.
-    const scanned = pool as ScanPool | null;
-    if (scanned) void index.fullText.whenComplete().then(() => scanned.close(), () => scanned.close());
     this.index_ = index;
     this.state = 'ready';
-    // The links' background work waits for the full text the scan threads still tokenize after a cold
-    // opening: on two cores it slowed them, and a search waits for them (a backlinks question
-    // does the link work it needs itself).
-    void index.fullText.whenComplete().then(
-      () => index.releaseBackground(),
-      () => index.releaseBackground(),
-    );
+    // After a cold opening the scan threads still tokenize the full text: they exit once it is in, and the
+    // links' background work waits for it (on two cores it slowed them, and a search waits for them; a
+    // backlinks question does the link work it needs itself).
+    const scanned = pool as ScanPool | null;
+    const fullTextIn = index.fullText.whenComplete().catch(() => undefined);
+    void fullTextIn.then(() => {
+      void scanned?.close();
+      index.releaseBackground();
+    });
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
     if (this.dirty) this.scheduleSave();
-    void Promise.all([index.whenIdle(), index.fullText.whenComplete()]).then(() => this.idle());
+    void Promise.all([index.whenIdle(), fullTextIn]).then(() => this.idle());
     this.stats = { notes: index.noteCount, files: index.fileCount, parsed: this.parsed, ms: Math.round(performance.now() - started) };
     return this.stats;
   }
