@@ -379,18 +379,18 @@ const DERIVED_ID = /^p[0-9a-f]{16}$/;
 const LINK_INTS = 5;
 
 /**
- * NoteFacts as one array of its values in a fixed order; nested records
- * flattened into arrays of their fields, link and tag strings as numbers
- * from `table`. With `columns` (a snapshot, or facts crossing threads), the
- * links' integers and their strings' numbers go to its sinks instead (see
+ * NoteFacts as one array of its values in a fixed order, as scan threads
+ * send them (scan-pool.ts); nested records flattened into arrays of their
+ * fields, tag strings as numbers from `table`. The links' integers and
+ * their strings' numbers go to the sinks of `columns` (see
  * `LinkTable.toColumns`).
  */
-export function encodeFacts(f: AnyFacts, table: StringTable, columns?: { nums: NumsSink; strings: StringSinks }): unknown[] {
+export function encodeFacts(f: AnyFacts, table: StringTable, columns: { nums: NumsSink; strings: StringSinks }): unknown[] {
   const tagOcc: unknown[] = [];
   for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
   const linkTable = f.links instanceof LinkTable ? f.links : LinkTable.of(f.links);
-  // In a snapshot or across threads (`columns`), the links' integers travel in typed arrays.
-  const links = columns ? linkTable.toColumns((s) => table.ref(s), columns.nums, columns.strings) : linkTable.toFlat((s) => table.ref(s)!);
+  // The links' integers travel in typed arrays.
+  const links = linkTable.toColumns((s) => table.ref(s), columns.nums, columns.strings);
   const refs = (a: readonly string[]) => a.map((t) => table.ref(t));
   const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
   return [
@@ -414,10 +414,10 @@ export function encodeFacts(f: AnyFacts, table: StringTable, columns?: { nums: N
 
 /**
  * The inverse of `encodeFacts` (with the strings its table numbered, and
- * the `columns` arrays when it was given sinks): equal,
- * key order included, to the facts encoded, with links as a LinkTable.
+ * the arrays its `columns` sinks made): equal, key order included, to the
+ * facts encoded, with links as a LinkTable.
  */
-export function decodeFacts(path: string, x: unknown, strings: readonly string[], columns?: { nums: Int32Array; strings: StringColumns }): IndexedFacts {
+export function decodeFacts(path: string, x: unknown, strings: readonly string[], columns: { nums: Int32Array; strings: StringColumns }): IndexedFacts {
   const str = (n: unknown): string | null => {
     if (n === null) return null;
     const s = strings[n as number];
@@ -456,7 +456,7 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
   }
   let links: LinkTable;
   try {
-    links = columns ? LinkTable.fromColumns(ls, columns.nums, strings, columns.strings) : LinkTable.fromFlat(ls, str);
+    links = LinkTable.fromColumns(ls, columns.nums, strings, columns.strings);
   } catch (e) {
     if (e instanceof TypeError) throw malformed();
     throw e;

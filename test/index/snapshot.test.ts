@@ -2,6 +2,7 @@ import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
 import { decodeFacts, encodeFacts, snapshotTail, splitSnapshot, StringTable } from '../../src/index/snapshot.js';
+import { NumsSink } from '../../src/index/link-table.js';
 import { extractFacts } from '../../src/markdown/extract.js';
 import { generateVault } from '../helpers/generate-vault.js';
 import { undecodedRest } from '../../src/index/records.js';
@@ -70,10 +71,13 @@ describe('snapshot', () => {
     texts.push(['edge/bad.md', '---\n: : bad\n---\nbody']);
     for (const [path, text] of texts) {
       const facts = extractFacts(text, path);
+      // As the scan threads send them: the links' integers and strings' numbers in typed arrays.
       const table = new StringTable();
-      const encoded = JSON.stringify(encodeFacts(facts, table));
+      const nums = new NumsSink();
+      const sinks = { targets: new NumsSink(), extras: new NumsSink() };
+      const encoded = JSON.stringify(encodeFacts(facts, table, { nums, strings: sinks }));
       const strings = JSON.parse(table.takeLine() ?? '["s"]').slice(1) as string[];
-      const back = decodeFacts(path, JSON.parse(encoded), strings);
+      const back = decodeFacts(path, JSON.parse(encoded), strings, { nums: nums.take(), strings: { targets: sinks.targets.take(), extras: sinks.extras.take() } });
       expect({ ...back, links: back.links.toArray() }).toEqual(facts);
       expect(JSON.stringify(back)).toBe(JSON.stringify(facts));
     }
