@@ -22,10 +22,6 @@ const EXTRAS = 3;
 const MARKDOWN = 1;
 const EMBED = 2;
 const SLOT_SHIFT = 2;
-/** Flags of the snapshot encoding (see `toFlat`). */
-const HAS_HEADING = 4;
-const HAS_BLOCK = 8;
-const HAS_ALIAS = 16;
 
 /** Collects the integers of many link tables into one array (see `LinkTable.toColumns`). */
 export class NumsSink {
@@ -159,75 +155,6 @@ export class LinkTable {
     const slots = extras === null ? 0 : extras.length / EXTRAS;
     for (let i = 0; i < count; i++) if (view[i * NUMS]! >>> SLOT_SHIFT > slots) throw new TypeError('link table: malformed columns');
     return new LinkTable(view, targets, extras);
-  }
-
-  /**
-   * From the snapshot's encoding (see `toFlat`), strings as numbers that
-   * `str` turns back into strings. Throws a TypeError on a malformed one.
-   */
-  static fromFlat(flat: readonly unknown[], str: (n: unknown) => string | null): LinkTable {
-    if (flat.length === 0) return LinkTable.EMPTY;
-    const nums: number[] = [];
-    const targets: string[] = [];
-    const extras: Array<string | null> = [];
-    let line = 0;
-    let end = 0;
-    let f = 0;
-    const num = (): number => {
-      const v = flat[f++];
-      if (typeof v !== 'number') throw new TypeError('link table: malformed encoding');
-      return v;
-    };
-    const string = (): string => {
-      const v = str(num());
-      if (v === null) throw new TypeError('link table: malformed encoding');
-      return v;
-    };
-    while (f < flat.length) {
-      const flags = num();
-      targets.push(string());
-      let first = flags & (MARKDOWN | EMBED);
-      if (flags & (HAS_HEADING | HAS_BLOCK | HAS_ALIAS)) {
-        first |= (extras.length / EXTRAS + 1) << SLOT_SHIFT;
-        extras.push(flags & HAS_HEADING ? string() : null, flags & HAS_BLOCK ? string() : null, flags & HAS_ALIAS ? string() : null);
-      }
-      line += num();
-      const column = num();
-      const start = end + num();
-      end = start + num();
-      nums.push(first, line, column, start, end);
-    }
-    // Copies sized exactly: arrays grown by push keep up to half again as many slots.
-    return new LinkTable(Int32Array.from(nums), targets.slice(), extras.length > 0 ? extras.slice() : null);
-  }
-
-  /**
-   * The snapshot's encoding: per link `flags, target, [heading], [block id],
-   * [alias], line - previous line, column, start - previous end, end -
-   * start`, strings as numbers from `ref`, a string present only when its
-   * flag says so. Deltas keep the numbers short: links are three quarters
-   * of a snapshot.
-   */
-  toFlat(ref: (s: string) => number): number[] {
-    const out: number[] = [];
-    let line = 0;
-    let end = 0;
-    for (let i = 0; i < this.length; i++) {
-      const o = i * NUMS;
-      const heading = this.heading(i);
-      const blockId = this.blockId(i);
-      const alias = this.alias(i);
-      const flags = (this.nums[o]! & (MARKDOWN | EMBED)) | (heading !== null ? HAS_HEADING : 0) | (blockId !== null ? HAS_BLOCK : 0) | (alias !== null ? HAS_ALIAS : 0);
-      out.push(flags, ref(this.targets[i]!));
-      if (heading !== null) out.push(ref(heading));
-      if (blockId !== null) out.push(ref(blockId));
-      if (alias !== null) out.push(ref(alias));
-      const start = this.nums[o + 3]!;
-      out.push(this.nums[o + 1]! - line, this.nums[o + 2]!, start - end, this.nums[o + 4]! - start);
-      line = this.nums[o + 1]!;
-      end = this.nums[o + 4]!;
-    }
-    return out;
   }
 
   get length(): number {

@@ -46,37 +46,6 @@ describe('LinkTable', () => {
     expect(LinkTable.of([]).length).toBe(0);
   });
 
-  it('round-trips through the snapshot encoding, sharing strings through the caller', () => {
-    const strings: string[] = [];
-    const ref = (s: string) => {
-      const i = strings.indexOf(s);
-      return i >= 0 ? i : strings.push(s) - 1;
-    };
-    const str = (n: unknown) => strings[n as number] ?? null;
-    const links = [
-      link({ target: 'A', alias: 'x', line: 2, column: 4, start: 30, end: 38 }),
-      link({ target: 'A', kind: 'markdown', embed: true, line: 9, start: 100, end: 130 }),
-      link({ target: '', heading: 'H', blockId: 'b1', line: 9, column: 40, start: 140, end: 150 }),
-      link({ target: 'B', line: 12, start: 200, end: 207 }),
-    ];
-    const flat = LinkTable.of(links).toFlat(ref);
-    // Per link: flags, target, the strings its flags announce, then line delta, column, start delta, length.
-    expect(flat).toEqual([16, 0, 1, 2, 4, 30, 8, 3, 0, 7, 0, 62, 30, 12, 2, 3, 4, 0, 40, 10, 10, 0, 5, 3, 0, 50, 7]);
-    expect(strings).toEqual(['A', 'x', '', 'H', 'b1', 'B']);
-    expect(LinkTable.fromFlat(flat, str).toArray()).toEqual(links);
-    expect(LinkTable.fromFlat([], str).length).toBe(0);
-    for (const bad of [flat.slice(0, -1), [...flat.slice(0, 2), 'x', ...flat.slice(3)], [0, 99, 0, 0, 0, 1]]) {
-      expect(() => LinkTable.fromFlat(bad, str)).toThrow(TypeError);
-    }
-    let total = 0;
-    for (const { path, text } of generateVault(9, 100)) {
-      const l = extractFacts(text, path).links;
-      expect(LinkTable.fromFlat(LinkTable.of(l).toFlat(ref), str).toArray()).toEqual(l);
-      total += l.length;
-    }
-    expect(total).toBeGreaterThan(500);
-  });
-
   it('crosses threads as columns: the integers of many notes in one array, each table a view of it', () => {
     const strings: string[] = [];
     const ref = (s: string | null) => (s === null ? null : strings.includes(s) ? strings.indexOf(s) : strings.push(s) - 1);
