@@ -83,6 +83,20 @@ describe('snapshot', () => {
     }
   });
 
+  it('keeps every fact exactly through a snapshot: the facts of a note, decoded when first read, equal the indexed ones, key order included', () => {
+    const idx = new HomeIndex({ mode: 'lazy' });
+    for (const n of generateVault(11, 300)) addNote(idx, n.path, n.text);
+    addNote(idx, 'edge/fm.md', '---\ntitle: T\nn: 3\nlist: [a, {b: c}]\nnested: {x: [1, 2]}\n---\n# H\n- [x] done ^d1\n- [-] gone [due:: 2024-01-02]\n  - [ ] sub\n');
+    addNote(idx, 'edge/bad.md', '---\n: : bad\n---\nbody');
+    const back = HomeIndex.fromSnapshot(idx.toSnapshot(), { mode: 'lazy' });
+    expect(back.noteCount).toBe(idx.noteCount);
+    for (const n of idx.notes()) {
+      const facts = back.noteByPath(n.path)!.facts;
+      expect({ ...facts, links: facts.links.toArray() }).toEqual({ ...n.facts, links: n.facts.links.toArray() });
+      expect(JSON.stringify(facts)).toBe(JSON.stringify(n.facts));
+    }
+  });
+
   it('writes a warm index whose notes were never read as the very snapshot it was read from, decoding none of them', () => {
     const idx = sample();
     idx.flush();
