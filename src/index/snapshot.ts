@@ -239,8 +239,6 @@ export function snapshotTail(textBytes: number, nums: Int32Array, strings: Strin
 export interface SnapshotParts {
   /** The text's bytes (a copy: notes keep it until their facts are read, and a view would keep the whole file). */
   bytes: Buffer;
-  /** The text decoded (on each read). */
-  readonly text: string;
   /** The links' integers (LinkTable columns). */
   nums: Int32Array;
   /** The links' strings as numbers into the string table: targets (one a link) and extras (-1: none). */
@@ -281,9 +279,6 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
   const bytes = Buffer.from(data.subarray(0, textBytes));
   return {
     bytes,
-    get text() {
-      return bytes.toString('utf8');
-    },
     // A copy: the notes' link tables keep views of it for good, and a view would keep the whole file's bytes.
     nums: ints.slice(0, numCount),
     strings: { targets: ints.subarray(numCount, numCount + linkCount), extras: ints.subarray(numCount + linkCount, numCount + linkCount + extraCount) },

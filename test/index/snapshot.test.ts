@@ -26,7 +26,7 @@ function sample(): HomeIndex {
 /** The snapshot with its text changed by `f` (its integers kept, the byte counts made right). */
 function withText(snap: Buffer, f: (text: string) => string): Buffer {
   const parts = splitSnapshot(snap);
-  const text = f(parts.text);
+  const text = f(parts.bytes.toString());
   return Buffer.concat([Buffer.from(text), snapshotTail(Buffer.byteLength(text), parts.nums, parts.strings, parts.resolutions)]);
 }
 
@@ -51,7 +51,7 @@ describe('snapshot', () => {
     const before = queries(idx);
     const snap = idx.toSnapshot();
     const parts = splitSnapshot(snap);
-    const lines = parts.text.trimEnd().split('\n');
+    const lines = parts.bytes.toString().trimEnd().split('\n');
     expect(JSON.parse(lines[0]!)).toEqual({ format: 'quire-home-index', version: INDEX_SNAPSHOT_VERSION, byteOrder: os.endianness() });
     expect(lines.filter((l) => !l.startsWith('["s"'))).toHaveLength(1 + idx.noteCount + idx.fileCount);
     // The queries above resolved every link: the resolutions are stored, one per link.
@@ -197,7 +197,7 @@ function corruptTarget(snap: Buffer, n: number): Buffer {
   const targets = Int32Array.from(parts.strings.targets);
   targets[0] = n;
   const strings = { ...parts.strings, targets };
-  return Buffer.concat([Buffer.from(parts.text), snapshotTail(Buffer.byteLength(parts.text), parts.nums, strings, parts.resolutions)]);
+  return Buffer.concat([parts.bytes, snapshotTail(parts.bytes.length, parts.nums, strings, parts.resolutions)]);
 }
 
 /** The snapshot with its first resolution that names a path set to `n`. */
@@ -205,7 +205,7 @@ function corruptResolution(snap: Buffer, n: number): Buffer {
   const parts = splitSnapshot(snap);
   const res = Int32Array.from(parts.resolutions!);
   res[res.findIndex((r) => r >= 0)] = n;
-  return Buffer.concat([Buffer.from(parts.text), snapshotTail(Buffer.byteLength(parts.text), parts.nums, parts.strings, res)]);
+  return Buffer.concat([parts.bytes, snapshotTail(parts.bytes.length, parts.nums, parts.strings, res)]);
 }
 
 /**
