@@ -297,7 +297,8 @@ export class Vault {
     });
     if (items.length >= PARALLEL_MIN && threads > 1) {
       const { fullText } = await pool().run(items, take);
-      // Searches wait for it (see FullTextIndex.expectPartials); what a failed worker did not send is tokenized here.
+      // Searches wait for it (see FullTextIndex.expectPartials). The workers' parts come all together or not at all:
+      // when one fails, every scanned note the full text lacks is tokenized here.
       index.fullText.expectPartials(
         fullText.catch((e) => {
           this.report(e);
