@@ -232,7 +232,7 @@ export class HomeIndex {
     this.notesByPath.set(rec.entry.path, rec);
     this.ids.addDerived(rec);
     this.ids.claim(rec);
-    if (restored) this.graph.noteRestored(rec, true);
+    if (restored) this.graph.noteRestored(rec);
     else this.graph.noteAdded(rec, true, EMPTY);
     this.attachNote(rec);
   }

@@ -168,12 +168,12 @@ export class LinkGraph {
   }
 
   /**
-   * Register restored notes' links by key for up to `budgetMs` (default:
-   * all); true when none are left. Queries do not need it (their answers are
-   * the restored resolutions); a change to the Home's names does, and `flush`
-   * calls this before re-resolving the first key such a change queued.
+   * Register restored notes' links by key for up to `budgetMs`; true when
+   * none are left. Queries do not need it (their answers are the restored
+   * resolutions); a change to the Home's names does, and `flush` calls this
+   * before re-resolving the first key such a change queued.
    */
-  registerKeys(budgetMs = Infinity): boolean {
+  private registerKeys(budgetMs: number): boolean {
     if (this.unkeyed.size === 0) return true;
     const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
     let n = 0;
@@ -193,9 +193,9 @@ export class LinkGraph {
   }
 
   /** A note read from a snapshot that holds its links' resolutions: its name and aliases are registered; `restore` does the rest. */
-  noteRestored(rec: NoteRec, isNew: boolean): void {
+  noteRestored(rec: NoteRec): void {
     const path = rec.entry.path;
-    if (isNew) addToSortedMap(this.byName, nameKeyOfPath(path), path, byLengthThenPath);
+    addToSortedMap(this.byName, nameKeyOfPath(path), path, byLengthThenPath);
     for (const a of rec.aliasKeys) addToSortedMap(this.byAlias, a, path, byLengthThenPath);
     rec.attached = false;
   }
