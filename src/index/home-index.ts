@@ -10,6 +10,7 @@
  * text (fulltext/). What is deferred (links, tags, the full text's merge)
  * runs when deferred-work.ts says.
  */
+import { AppError } from '../core/errors.js';
 import { fieldsOf } from './fulltext/document.js';
 import { FullTextIndex } from './fulltext/full-text.js';
 import { blockIdsOf, fileLine, headerLine, IndexSnapshotError, noteLines, readSnapshot, restText, snapshotTail, splitSnapshot, StringTable, taskBlockIdsOf, type SnapshotNote } from './snapshot.js';
@@ -64,11 +65,13 @@ export class HomeIndex {
   private readonly anchors = new AnchorIndex(this.notesByPath);
   /** Full text of every note (fulltext/): updated inside each upsert and remove. */
   readonly fullText: FullTextIndex;
+  private readonly fullTextWaitMs: number;
   private readonly deferred: DeferredWork;
   private writes = 0;
 
   constructor(opts: HomeIndexOptions = {}) {
     this.fullText = opts.fullText ?? new FullTextIndex();
+    this.fullTextWaitMs = opts.fullTextWaitMs ?? 15_000;
     this.deferred = new DeferredWork(
       {
         runSlice: (budgetMs) => this.graph.flush(budgetMs) && this.tagIndex.flush(budgetMs),
@@ -412,10 +415,29 @@ export class HomeIndex {
 
   // ----------------------------------------------------------------- search
 
+  /**
+   * Waits for the scan workers' full text, but not without end (a worker
+   * that hangs after sending its facts): past `fullTextWaitMs` the search
+   * answers 503 with a retry hint, as a request to a Home still indexing
+   * does (Vault.whenReady).
+   */
+  private async untilFullText(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, this.fullTextWaitMs, true)));
+    const tooLate = await Promise.race([this.fullText.whenComplete().then(() => false), late]);
+    clearTimeout(timer);
+    if (tooLate) {
+      throw new AppError('service_unavailable', 'The search index of this Home is still being built; retry shortly', {
+        details: { reason: 'indexing' },
+        headers: { 'retry-after': '1' },
+      });
+    }
+  }
+
   /** Full-text search (prefix, fuzzy, title boosted), best first; see fulltext/query.ts for the query rules. */
   async search(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
     // A cold opening is ready before the scan workers' full text is in: never answer from part of it.
-    await this.fullText.whenComplete();
+    if (this.fullText.awaiting) await this.untilFullText();
     let accept: ((path: string) => boolean) | undefined;
     const prefix = opts.pathPrefix;
     if (opts.tag !== undefined) {

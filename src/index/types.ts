@@ -147,4 +147,6 @@ export interface HomeIndexOptions {
   sliceMs?: number;
   /** Background work waits until no write happened for this long, in ms (default 50). */
   idleMs?: number;
+  /** How long a search waits for a cold opening's full text before answering 503, in ms (default 15 000, as a request waits for the index). */
+  fullTextWaitMs?: number;
 }

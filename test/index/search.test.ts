@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/core/errors.js';
+import type { PartialIndex } from '../../src/index/fulltext/full-text.js';
 import { HomeIndex } from '../../src/index/home-index.js';
 import { addNote, homeWith } from './helpers.js';
 
@@ -87,5 +89,21 @@ describe('tokenizer', () => {
   it('splits wikilink aliases, block ids and highlights into words', async () => {
     const idx = homeWith([['a.md', 'See [[Target Note|shown label]] ==marked== ~~gone~~ para ^blockid\n| cell1 | cell2 |\n']]);
     for (const q of ['label', 'target', 'marked', 'gone', 'blockid', 'cell2']) expect((await idx.search(q)).map((h) => h.path)).toEqual(['a.md']);
+  });
+});
+
+describe('search during a cold opening', () => {
+  it("waits for a cold opening's full text, and past its limit answers 503 instead of waiting without end", async () => {
+    const idx = new HomeIndex({ mode: 'sync', fullTextWaitMs: 50 });
+    addNote(idx, 'notes/Gardening.md', '# Gardening\nTomatoes and basil.\n');
+    let arrive!: (parts: PartialIndex[]) => void;
+    idx.fullText.expectPartials(new Promise((resolve) => (arrive = resolve)));
+    const err = await idx.search('tomatoes').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'service_unavailable', details: { reason: 'indexing' } });
+    // A search made while it is awaited answers once it arrives, from the whole index.
+    const waiting = idx.search('tomatoes');
+    arrive([]);
+    expect((await waiting).map((h) => h.path)).toEqual(['notes/Gardening.md']);
   });
 });

@@ -204,6 +204,11 @@ export class FullTextIndex implements QuerySource {
       });
   }
 
+  /** Whether scan workers' documents are still awaited (`expectPartials`). */
+  get awaiting(): boolean {
+    return this.awaited !== null;
+  }
+
   /** Resolves once no scan worker's documents are awaited (at once when none are). */
   whenComplete(): Promise<void> {
     return this.awaited ?? Promise.resolve();
