@@ -170,18 +170,17 @@ const NONE: readonly string[] = Object.freeze([]);
 
 /** The part of a note line parsed only when first read: its facts other than the head's (`decodeRest` is the inverse). */
 export function restText(f: AnyFacts): string {
-  const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
-  return JSON.stringify([f.frontmatter, f.frontmatterError, range, f.title, f.titleSource, f.frontmatterTags, flatHeadings(f.headings), flatBlocks(f.blocks), flatTasks(f.tasks), f.wordCount]);
+  return JSON.stringify(restFields(f));
 }
 
-/**
- * A snapshot note's facts, whole: its rest parsed, with its head's. Equal,
- * key order included, to the facts it was written from. Throws
- * IndexSnapshotError on a malformed rest (the head was checked at start-up,
- * the rest only now).
- */
-export function decodeRest(path: string, note: SnapshotNote): IndexedFacts {
-  const x = parseLine(restOf(note));
+/** The facts a note line's head does not hold, as one array: the snapshot's rest, and part of what a scan thread sends (`encodeFacts`). */
+function restFields(f: AnyFacts): unknown[] {
+  const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
+  return [f.frontmatter, f.frontmatterError, range, f.title, f.titleSource, f.frontmatterTags, flatHeadings(f.headings), flatBlocks(f.blocks), flatTasks(f.tasks), f.wordCount];
+}
+
+/** The inverse of `restFields`, with the head's facts (a note line's head, or what a scan thread sends before its rest): the whole facts, in NoteFacts' key order. Throws IndexSnapshotError when `x` is not a rest. */
+function factsOf(path: string, x: unknown, head: Pick<NoteHead, 'id' | 'aliases' | 'tags' | 'links'>, tagOccurrences: TagOccurrence[]): IndexedFacts {
   if (!Array.isArray(x) || x.length !== 10) throw malformed();
   const [frontmatter, frontmatterError, range, title, titleSource, frontmatterTags, hs, bs, ts, wordCount] = x as [
     NoteFacts['frontmatter'],
@@ -203,17 +202,27 @@ export function decodeRest(path: string, note: SnapshotNote): IndexedFacts {
     frontmatterRange: range === null ? null : { start: range[0], end: range[1] },
     title,
     titleSource,
-    id: note.id,
-    aliases: note.aliases,
+    id: head.id,
+    aliases: head.aliases,
     frontmatterTags,
-    tagOccurrences: [],
-    tags: note.tags,
+    tagOccurrences,
+    tags: head.tags,
     headings: headingsOf(hs),
     blocks: blocksOf(bs),
-    links: note.links,
+    links: head.links,
     tasks: tasksOf(ts),
     wordCount,
   };
+}
+
+/**
+ * A snapshot note's facts, whole: its rest parsed, with its head's. Equal,
+ * key order included, to the facts it was written from. Throws
+ * IndexSnapshotError on a malformed rest (the head was checked at start-up,
+ * the rest only now).
+ */
+export function decodeRest(path: string, note: SnapshotNote): IndexedFacts {
+  return factsOf(path, parseLine(restOf(note)), note, []);
 }
 
 /** The bytes that end a snapshot: padding, the links' integers, their strings' numbers, their resolutions and the three counts. */
@@ -374,9 +383,10 @@ const DERIVED_ID = /^p[0-9a-f]{16}$/;
 const LINK_INTS = 5;
 
 /**
- * NoteFacts as one array of its values in a fixed order, as scan threads
- * send them (scan-pool.ts); nested records flattened into arrays of their
- * fields, tag strings as numbers from `table`. The links' integers and
+ * NoteFacts as scan threads send them (scan-pool.ts): the head's facts (id,
+ * aliases, tag occurrences and tags, tag strings as numbers from `table`,
+ * links), then the same array as a snapshot's rest (`restFields`), so one
+ * decoder (`factsOf`) serves both. The links' integers and
  * their strings' numbers go to the sinks of `columns` (see
  * `LinkTable.toColumns`).
  */
@@ -386,25 +396,7 @@ export function encodeFacts(f: AnyFacts, table: StringTable, columns: { nums: Nu
   const linkTable = f.links instanceof LinkTable ? f.links : LinkTable.of(f.links);
   // The links' integers travel in typed arrays.
   const links = linkTable.toColumns((s) => table.ref(s), columns.nums, columns.strings);
-  const refs = (a: readonly string[]) => a.map((t) => table.ref(t));
-  const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
-  return [
-    f.frontmatter,
-    f.frontmatterError,
-    range,
-    f.title,
-    f.titleSource,
-    f.id,
-    f.aliases,
-    refs(f.frontmatterTags),
-    tagOcc,
-    refs(f.tags),
-    flatHeadings(f.headings),
-    flatBlocks(f.blocks),
-    links,
-    flatTasks(f.tasks),
-    f.wordCount,
-  ];
+  return [f.id, f.aliases, tagOcc, f.tags.map((t) => table.ref(t)), links, restFields(f)];
 }
 
 /**
@@ -413,41 +405,17 @@ export function encodeFacts(f: AnyFacts, table: StringTable, columns: { nums: Nu
  * facts encoded, with links as a LinkTable.
  */
 export function decodeFacts(path: string, x: unknown, strings: readonly string[], columns: { nums: Int32Array; strings: StringColumns }): IndexedFacts {
-  const str = (n: unknown): string | null => {
-    if (n === null) return null;
+  const str = (n: unknown): string => {
     const s = strings[n as number];
     if (s === undefined) throw malformed();
     return s;
   };
-  if (!Array.isArray(x) || x.length !== 15) throw malformed();
-  const [frontmatter, frontmatterError, range, title, titleSource, id, aliases, frontmatterTagRefs, tagOcc, tagRefs, hs, bs, ls, ts, wordCount] = x as [
-    NoteFacts['frontmatter'],
-    string | null,
-    [number, number] | null,
-    string,
-    NoteFacts['titleSource'],
-    string | null,
-    string[],
-    unknown[],
-    unknown[],
-    unknown[],
-    unknown[],
-    unknown[],
-    unknown[],
-    unknown[],
-    number,
-  ];
-  if (!Array.isArray(tagOcc) || !Array.isArray(hs) || !Array.isArray(bs) || !Array.isArray(ls) || !Array.isArray(ts)) throw malformed();
-  if (!Array.isArray(frontmatterTagRefs) || !Array.isArray(tagRefs)) throw malformed();
-  const strs = (a: unknown[]) =>
-    a.map((n) => {
-      const s = str(n);
-      if (s === null) throw malformed();
-      return s;
-    });
+  if (!Array.isArray(x) || x.length !== 6) throw malformed();
+  const [id, aliases, tagOcc, tagRefs, ls, rest] = x as [string | null, string[], unknown[], unknown[], unknown[], unknown];
+  if (!Array.isArray(tagOcc) || !Array.isArray(tagRefs) || !Array.isArray(ls)) throw malformed();
   const tagOccurrences: TagOccurrence[] = [];
   for (let i = 0; i < tagOcc.length; i += 4) {
-    tagOccurrences.push({ tag: str(tagOcc[i])!, line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
+    tagOccurrences.push({ tag: str(tagOcc[i]), line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
   }
   let links: LinkTable;
   try {
@@ -456,24 +424,7 @@ export function decodeFacts(path: string, x: unknown, strings: readonly string[]
     if (e instanceof TypeError) throw malformed();
     throw e;
   }
-  return {
-    path,
-    frontmatter,
-    frontmatterError,
-    frontmatterRange: range === null ? null : { start: range[0], end: range[1] },
-    title,
-    titleSource,
-    id,
-    aliases,
-    frontmatterTags: strs(frontmatterTagRefs),
-    tagOccurrences,
-    tags: strs(tagRefs),
-    headings: headingsOf(hs),
-    blocks: blocksOf(bs),
-    links,
-    tasks: tasksOf(ts),
-    wordCount,
-  };
+  return factsOf(path, rest, { id, aliases, tags: tagRefs.map(str), links }, tagOccurrences);
 }
 
 function flatHeadings(hs: readonly Heading[]): unknown[] {
