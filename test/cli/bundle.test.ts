@@ -11,19 +11,26 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { runCli, spawnServe } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
+import { stopProcess } from '../helpers/processes.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
 const rel = (url: string) => path.relative(REPO, new URL(url).pathname);
 
+/** The loader hook's environment, logging to a file in `dir`, and the modules it logged (paths from the repo). */
+function importLog(dir: string): { env: Record<string, string>; loaded: () => string[] } {
+  const log = path.join(dir, 'loaded.txt');
+  fs.writeFileSync(log, '');
+  return { env: { NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log }, loaded: () => fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel) };
+}
+/** Modules of dist/ loaded from outside the bundle and the vendored packages. */
+const outsideBundle = (loaded: string[]) => loaded.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/') && !f.startsWith('dist/vendor/'));
+
 const dirs: string[] = [];
 let child: ChildProcess | undefined;
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child!.once('exit', r));
-  }
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  if (child) await stopProcess(child, ...dirs);
+  else for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 /** A folder of `n` linked notes: from 500 notes a first index is made by scan threads (src/vault/scan-pool.ts). */
@@ -38,16 +45,15 @@ it('serve --vault runs from the bundle, its scan threads from dist/, and answers
   const vault = vaultOf(600);
   const state = tempDir('quire-bundle-state-');
   dirs.push(state);
-  const log = path.join(state, 'loaded.txt');
-  fs.writeFileSync(log, '');
+  const log = importLog(state);
   const started = spawnServe(['--vault', vault, '--port', '0'], {
-    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log },
+    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), ...log.env },
     untilIndexReady: true,
   });
   child = started.child;
   const { url, token, out } = await started.ready;
   expect(out()).toMatch(/^index ready: 600 notes .*600 parsed/m);
-  const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel);
+  const loaded = log.loaded();
   expect(loaded).toContain('dist/bundle/main.js');
   expect(loaded).toContain('dist/vault/scan-worker.js');
   // Only a worker's modules come from the tree: the command line's own are in the bundle, never loaded twice.
@@ -63,15 +69,15 @@ it('serve --vault runs from the bundle, its scan threads from dist/, and answers
 
 it('a vault command runs in process from the bundle', async () => {
   const vault = vaultOf(3);
-  const log = path.join(tempDir('quire-bundle-log-'), 'loaded.txt');
-  dirs.push(path.dirname(log));
-  fs.writeFileSync(log, '');
-  const r = await runCli(['backlinks', 'Note 2', '--vault', vault, '--json'], { env: { NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log } });
+  const logDir = tempDir('quire-bundle-log-');
+  dirs.push(logDir);
+  const log = importLog(logDir);
+  const r = await runCli(['backlinks', 'Note 2', '--vault', vault, '--json'], { env: log.env });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel);
+  const loaded = log.loaded();
   expect(loaded).toContain('dist/bundle/main.js');
-  expect(loaded.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/') && !f.startsWith('dist/vendor/'))).toEqual([]);
+  expect(outsideBundle(loaded)).toEqual([]);
   expect(JSON.stringify(JSON.parse(r.stdout))).toContain('Note 1.md');
   expect(fs.readdirSync(vault).sort()).toEqual(['Note 1.md', 'Note 2.md', 'Note 3.md']);
 });
@@ -80,17 +86,16 @@ it('the vault daemon a call starts runs from the bundle too', async () => {
   const vault = vaultOf(3);
   const state = tempDir('quire-bundle-daemon-');
   dirs.push(state);
-  const log = path.join(state, 'loaded.txt');
-  fs.writeFileSync(log, '');
+  const log = importLog(state);
   // The daemon inherits the call's environment, the loader hook included.
-  const env = { QUIRE_DAEMON: 'on', XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log };
+  const env = { QUIRE_DAEMON: 'on', XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), ...log.env };
   try {
     const r = await runCli(['backlinks', 'Note 2', '--vault', vault, '--json'], { env });
     expect(r.stderr).toBe('');
     expect(JSON.stringify(JSON.parse(r.stdout))).toContain('Note 1.md');
-    const loaded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel);
+    const loaded = log.loaded();
     expect(loaded).toContain('dist/bundle/daemon.js');
-    expect(loaded.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/') && !f.startsWith('dist/vendor/'))).toEqual([]);
+    expect(outsideBundle(loaded)).toEqual([]);
   } finally {
     await runCli(['daemon', 'stop', '--vault', vault], { env });
   }

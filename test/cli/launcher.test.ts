@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
+import { stopProcess } from '../helpers/processes.js';
 import { cliWorld, until } from './helpers.js';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -57,8 +58,7 @@ describe('the quire launcher', () => {
       await until(() => /listening on http/.test(out), 30_000);
       expect(log.read()).toEqual([{ pid: child.pid, args: ['serve', '--data', expect.any(String), '--port', '0'], flags: SERVER_NODE_FLAGS }]);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      await stopProcess(child);
     }
   });
 

@@ -17,6 +17,7 @@ import { afterAll, expect, it } from 'vitest';
 import { spawnServe } from '../helpers/cli.js';
 import { unbundled } from '../helpers/unbundled.js';
 import { tempDir } from '../helpers/instance.js';
+import { stopProcess } from '../helpers/processes.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
@@ -57,11 +58,8 @@ const packageOf = (url: string) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec
 const dirs: string[] = [];
 let child: ChildProcess | undefined;
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child!.once('exit', r));
-  }
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  if (child) await stopProcess(child, ...dirs);
+  else for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 it('serve --vault loads no heavy library before index ready, and answers from the index once it says so', async () => {

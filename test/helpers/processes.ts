@@ -12,12 +12,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Stops `child` with SIGTERM, waits until it has exited, then removes its folder `dir`. */
-export async function stopProcess(child: ChildProcess, dir: string): Promise<void> {
+/** Stops `child` with SIGTERM, waits until it has exited, then removes its folders `dirs`. */
+export async function stopProcess(child: ChildProcess, ...dirs: string[]): Promise<void> {
   if (child.exitCode === null) {
     const gone = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await gone;
   }
-  fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 }
