@@ -180,15 +180,19 @@ describe('the thin client', () => {
       detached: true,
     });
     child.unref();
-    let oldPid = 0;
-    await until(() => {
+    // Up once it answers: its socket file appears at bind(2), a moment before it listens.
+    let st: Awaited<ReturnType<typeof statusOf>> | undefined;
+    const end = Date.now() + 15_000;
+    while (st === undefined) {
       world.daemonPids();
-      return fs.existsSync(socketOf(v));
-    });
-    await until(() => true);
-    const st = await statusOf(v);
+      st = await statusOf(v).catch(() => undefined);
+      if (st === undefined) {
+        if (Date.now() > end) throw new Error('the old build\'s daemon did not answer in time');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
     expect(st.status.build).toBe('an older build');
-    oldPid = st.status.pid;
+    const oldPid = st.status.pid;
 
     const r = await quire(['backlinks', 'Home.md', '--vault', v, '--verbose']);
     expect(r).toMatchObject({ code: 0, stdout: 'Books/Dune.md:3  Dune\nProject Alpha.md:6  Project Alpha\n' });
