@@ -18,5 +18,8 @@ if (!fs.existsSync(path.join(dist, '.built'))) {
 }
 const argv = process.argv.slice(2);
 const full = () => import(path.join(dist, 'bundle/main.js'));
-if (argv.includes('--vault')) require(path.join(dist, 'surfaces/cli/thin.cjs')).runThin(argv).then((done) => done || full());
+// The native thin client (bin/quire runs it first) has asked the daemon already, or found none: not twice.
+const asked = process.env.QUIRE_THIN_ASKED === '1';
+delete process.env.QUIRE_THIN_ASKED;
+if (argv.includes('--vault') && !asked) require(path.join(dist, 'surfaces/cli/thin.cjs')).runThin(argv).then((done) => done || full());
 else full();

@@ -121,6 +121,28 @@ async function writeThinClient(tree) {
 }
 
 /**
+ * The native thin client (src/surfaces/cli/native/thin.c) compiled to
+ * dist/surfaces/cli/native/thin, which the launcher bin/quire runs for a
+ * `--vault` call: a warm call then starts no Node at all (docs/cli.md,
+ * "Native thin client"). Without a C compiler (`cc`, or $CC) the build says
+ * so and the launcher runs the Node thin client as before.
+ */
+function writeNativeClient(tree, lenient) {
+  const cc = process.env.CC || 'cc';
+  const out = path.join(tree, 'surfaces/cli/native/thin');
+  try {
+    execFileSync(cc, ['-std=c99', '-Wall', '-Wextra', '-O2', '-o', out, path.join(SRC, 'surfaces/cli/native/thin.c')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch (e) {
+    if (e.code !== 'ENOENT') {
+      if (!lenient) throw e;
+      console.error(`build: no native thin client (${cc} failed: ${e.message.split('\n')[0]})`);
+      return;
+    }
+    console.error(`build: no C compiler (${cc}): no native thin client, --vault calls start Node (docs/cli.md, "Native thin client")`);
+  }
+}
+
+/**
  * The full command line (src/surfaces/cli/main.ts) and the vault daemon
  * (src/surfaces/daemon/daemon.ts, which `daemon run` loads) with the
  * packages they import, as one bundle split at its dynamic imports:
@@ -224,6 +246,7 @@ export async function buildDist({ lenient = false } = {}) {
     await transpileTree(SRC, tmp, { copyOthers: true, rewrite: (text, outFile) => useVendored(text, outFile, tmp) });
     await writeVendored(tmp);
     await writeThinClient(tmp);
+    writeNativeClient(tmp, lenient);
     try {
       await writeCliBundle(tmp);
     } catch (e) {

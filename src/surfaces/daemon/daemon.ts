@@ -19,7 +19,7 @@ import type { RawInput } from '../../actions/validate.js';
 import { toAppError } from '../../core/errors.js';
 import { LocalTransport } from '../client/local.js';
 import type { Transport } from '../client/transport.js';
-import { daemonFiles, request, toWire, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus, type RunRequest, type RunResult } from './protocol.js';
+import { daemonFiles, request, runFrames, toWire, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus, type RunRequest, type RunResult } from './protocol.js';
 import { buildId } from './socket-path.js';
 
 export const DEFAULT_IDLE_SECONDS = 15 * 60;
@@ -170,14 +170,12 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
         return;
       }
       inFlight++;
+      const send = (reply: DaemonReply) => conn.end(req.op === 'run' && req.wire === 'frames' ? runFrames(reply) : JSON.stringify(reply) + '\n');
       answer(req)
-        .then(
-          (reply) => conn.end(JSON.stringify(reply) + '\n'),
-          (e) => {
-            const err = toAppError(e);
-            conn.end(JSON.stringify({ ok: false, status: err.status, error: err.toEnvelope().error }) + '\n');
-          },
-        )
+        .then(send, (e) => {
+          const err = toAppError(e);
+          send({ ok: false, status: err.status, error: err.toEnvelope().error });
+        })
         .finally(() => {
           inFlight--;
           lastRequest = Date.now();

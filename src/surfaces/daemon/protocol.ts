@@ -29,6 +29,8 @@ export interface RunRequest {
   argv: string[];
   cwd: string;
   tz: string | null;
+  /** How the answer comes back: a JSON line (the default, the Node thin client), or `frames` (runFrames: the native one, which reads no JSON). */
+  wire?: 'frames';
 }
 
 /** What the command printed, in order (1 stdout, 2 stderr), and its exit code. */
@@ -70,6 +72,38 @@ export function toWire(o: ActionOutcome): WireOutcome {
 export function fromWire(w: WireOutcome): ActionOutcome {
   const { bodyBase64, body, ...rest } = w;
   return { ...rest, body: bodyBase64 !== undefined ? Buffer.from(bodyBase64, 'base64') : body } as ActionOutcome;
+}
+
+/**
+ * A run request's answer for the native thin client (src/surfaces/cli/native/thin.c),
+ * which then has no JSON to unescape: frames of one kind byte, a 4-byte
+ * big-endian length and that many bytes. An answer is either one `f` frame
+ * (the reason, UTF-8: the daemon did nothing, the full command line runs
+ * it; an error before running counts as such, as thin.ts treats every
+ * `ok: false`), or `o` (stdout) and `e` (stderr) frames in the order printed,
+ * then one `x` frame holding the exit code (int32).
+ */
+export function runFrames(reply: DaemonReply): Buffer {
+  const frame = (kind: string, body: Buffer) => {
+    const head = Buffer.alloc(5);
+    head.write(kind, 0, 'latin1');
+    head.writeUInt32BE(body.length, 1);
+    return [head, body];
+  };
+  if (!reply.ok || !reply.run) return Buffer.concat(frame('f', Buffer.from('fallback' in reply ? reply.fallback : 'error' in reply ? reply.error.message : 'it does not take whole commands')));
+  const parts: Buffer[] = [];
+  // Lines printed one after another to the same stream make one frame: one write(2) each on the other side.
+  const output = reply.run.output;
+  for (let i = 0; i < output.length; ) {
+    const fd = output[i]![0];
+    let text = '';
+    for (; i < output.length && output[i]![0] === fd; i++) text += output[i]![1];
+    parts.push(...frame(fd === 1 ? 'o' : 'e', Buffer.from(text)));
+  }
+  const code = Buffer.alloc(4);
+  code.writeInt32BE(reply.run.code);
+  parts.push(...frame('x', code));
+  return Buffer.concat(parts);
 }
 
 /**
