@@ -79,14 +79,13 @@ class FileList {
   notes = 0;
 
   constructor(
-    private readonly root: string,
     /** Called when the list first holds PARALLEL_MIN notes. */
     private readonly onManyNotes: () => void,
   ) {}
 
   add(f: WalkedFile): void {
     const { st } = f;
-    this.files.push({ rel: f.rel, abs: path.join(this.root, f.rel), size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, birthtimeMs: st.birthtimeMs, link: f.link });
+    this.files.push({ rel: f.rel, abs: f.abs, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, birthtimeMs: st.birthtimeMs, link: f.link });
     if (isNotePath(f.rel) && ++this.notes === PARALLEL_MIN) this.onManyNotes();
   }
 }
@@ -190,7 +189,7 @@ export class Vault {
     let pool: ScanPool | null = null;
     let cold: boolean | null = null; // known once the snapshot is read
     const startPool = () => (pool ??= new ScanPool(threads));
-    const list = new FileList(this.root, () => {
+    const list = new FileList(() => {
       if (cold && threads > 1) startPool();
     });
     if (this.opts.watch !== false) {

@@ -8,7 +8,12 @@
  *
  * Synchronous calls in slices of SLICE entries, with the event loop free
  * between slices: a promise per lstat costs several times the system call
- * itself (10k files: ~70 ms this way, ~450 ms with fs.promises).
+ * itself (10k files: ~70 ms this way, ~450 ms with fs.promises). A large
+ * walk's files are statted on a thread of their own (`StatThread`,
+ * src/vault/stat-worker.ts), in batches as the folder listings find them:
+ * the lstat calls were most of a warm start's walk (10k files: ~100 ms of
+ * the main thread, which reads the index snapshot meanwhile), and a
+ * callback per lstat cost the main thread about as much as the calls.
  *
  * Folders are walked breadth-first, each folder's `folder` hook called
  * before it is read (the watcher opens its watch there, so a file created
@@ -22,12 +27,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../core/worker.js';
+
+/** What a walk gives of a file's lstat (a followed link's: its target's stat). */
+export type WalkStat = Pick<fs.Stats, 'size' | 'mtimeMs' | 'ctimeMs' | 'birthtimeMs' | 'ino'>;
 
 export interface WalkedFile {
   /** Home-relative, forward slashes. */
   rel: string;
+  /** Absolute, under the Home's real path. */
+  abs: string;
   /** lstat of the file; for a followed link, stat of its target. */
-  st: fs.Stats;
+  st: WalkStat;
   /** Reached through a symlink out of the Home (`follow` only): to be opened following the link. */
   link: boolean;
 }
@@ -50,6 +62,62 @@ export interface WalkHooks {
 }
 
 const SLICE = 1000;
+/** Files waiting for their lstat that make a batch; a walk that never fills one stats its files on the main thread. */
+const STAT_BATCH = 512;
+/** Numbers per file in `lstatColumns`: whether it is a regular file (1) or not (0: gone, a folder, a link…), then the WalkStat fields. */
+const STAT_WIDTH = 6;
+
+/** The lstat of each path as STAT_WIDTH numbers: 1, size, mtimeMs, ctimeMs, birthtimeMs, ino for a regular file; 0 and zeros otherwise. */
+export function lstatColumns(paths: readonly string[]): Float64Array {
+  const out = new Float64Array(paths.length * STAT_WIDTH);
+  for (let i = 0; i < paths.length; i++) {
+    const st = fs.lstatSync(paths[i]!, { throwIfNoEntry: false });
+    if (st === undefined || !st.isFile()) continue;
+    const o = i * STAT_WIDTH;
+    out[o] = 1;
+    out[o + 1] = st.size;
+    out[o + 2] = st.mtimeMs;
+    out[o + 3] = st.ctimeMs;
+    out[o + 4] = st.birthtimeMs;
+    out[o + 5] = st.ino;
+  }
+  return out;
+}
+
+/**
+ * A thread that answers batches of paths with `lstatColumns`, in the order
+ * asked. If it cannot start or dies, the batches it had not answered are
+ * statted on the main thread: the walk's result does not depend on it.
+ */
+class StatThread {
+  private readonly worker: Worker;
+  private readonly waiting: { paths: string[]; resolve: (cols: Float64Array) => void }[] = [];
+  private failed = false;
+
+  constructor() {
+    this.worker = startWorker('vault/stat-worker.js', null, 'quire-stat');
+    this.worker.on('message', (cols: Float64Array) => this.waiting.shift()?.resolve(cols));
+    const fail = () => {
+      this.failed = true;
+      for (const w of this.waiting.splice(0)) w.resolve(lstatColumns(w.paths));
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', fail);
+  }
+
+  lstat(paths: string[]): Promise<Float64Array> {
+    if (this.failed) return Promise.resolve(lstatColumns(paths));
+    return new Promise((resolve) => {
+      this.waiting.push({ paths, resolve });
+      this.worker.postMessage(paths);
+    });
+  }
+
+  close(): void {
+    this.worker.removeAllListeners('exit');
+    void this.worker.terminate();
+  }
+}
 
 const errCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
@@ -108,38 +176,67 @@ export async function walkTree(rootAbs: string, from: string, hooks: WalkHooks):
   const start = entryStat(from);
   if (start === null || !start.isDirectory()) return;
   enter(from, start);
-  let budget = SLICE;
-  for (let q = 0; q < queue.length; q++) {
-    const rel = queue[q]!;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(absOf(rel), { withFileTypes: true });
-    } catch (e) {
-      const code = errCode(e);
-      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') continue;
-      if (!hooks.error) throw e;
-      hooks.error(rel, e);
-      continue;
+  // Files found by the listings, waiting for their lstat; `hooks.file` sees them in the order found.
+  let pending: string[] = [];
+  let thread: StatThread | null = null;
+  let delivered: Promise<void> = Promise.resolve();
+  const deliver = (rels: string[], abs: string[], cols: Float64Array) => {
+    for (let i = 0; i < rels.length; i++) {
+      const o = i * STAT_WIDTH;
+      if (cols[o] !== 1) continue; // gone since its folder was read, or no longer a file
+      hooks.file({ rel: rels[i]!, abs: abs[i]!, st: { size: cols[o + 1]!, mtimeMs: cols[o + 2]!, ctimeMs: cols[o + 3]!, birthtimeMs: cols[o + 4]!, ino: cols[o + 5]! }, link: false });
     }
-    hooks.listed?.(rel);
-    for (const ent of entries) {
-      const child = rel === '' ? ent.name : `${rel}/${ent.name}`;
-      if (hooks.ignored(child)) continue;
-      if (ent.isDirectory()) {
-        const st = lstatOrNull(absOf(child));
-        if (st?.isDirectory()) enter(child, st);
-      } else if (ent.isFile()) {
-        const st = lstatOrNull(absOf(child));
-        if (st?.isFile()) hooks.file({ rel: child, st, link: false });
-      } else if (hooks.follow && ent.isSymbolicLink()) {
-        const st = outsideTarget(absOf(child), rootAbs);
-        if (st?.isFile()) hooks.file({ rel: child, st, link: true });
-        else if (st?.isDirectory()) enter(child, st);
+  };
+  const sendPending = () => {
+    const rels = pending;
+    pending = [];
+    const abs = rels.map(absOf);
+    const cols = (thread ??= new StatThread()).lstat(abs);
+    delivered = delivered.then(async () => deliver(rels, abs, await cols));
+    delivered.catch(() => undefined); // awaited below, unless the walk stopped on an error first
+  };
+  try {
+    let budget = SLICE;
+    for (let q = 0; q < queue.length; q++) {
+      const rel = queue[q]!;
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(absOf(rel), { withFileTypes: true });
+      } catch (e) {
+        const code = errCode(e);
+        if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') continue;
+        if (!hooks.error) throw e;
+        hooks.error(rel, e);
+        continue;
       }
-      if (--budget === 0) {
-        budget = SLICE;
-        await new Promise((resolve) => setImmediate(resolve));
+      hooks.listed?.(rel);
+      for (const ent of entries) {
+        const child = rel === '' ? ent.name : `${rel}/${ent.name}`;
+        if (hooks.ignored(child)) continue;
+        if (ent.isDirectory()) {
+          const st = lstatOrNull(absOf(child));
+          if (st?.isDirectory()) enter(child, st);
+        } else if (ent.isFile()) {
+          if (pending.push(child) === STAT_BATCH) sendPending();
+        } else if (hooks.follow && ent.isSymbolicLink()) {
+          const st = outsideTarget(absOf(child), rootAbs);
+          if (st?.isFile()) hooks.file({ rel: child, abs: absOf(child), st, link: true });
+          else if (st?.isDirectory()) enter(child, st);
+        }
+        if (--budget === 0) {
+          budget = SLICE;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
     }
+    if (thread !== null) {
+      if (pending.length > 0) sendPending();
+      await delivered;
+    } else {
+      const abs = pending.map(absOf);
+      deliver(pending, abs, lstatColumns(abs));
+    }
+  } finally {
+    (thread as StatThread | null)?.close();
   }
 }

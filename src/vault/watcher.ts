@@ -30,7 +30,7 @@ import { etagOf } from './etag.js';
 import { fsError } from './errors.js';
 import { isIgnoredPath } from './ignore.js';
 import { sameSig, type FileSig, type OwnWriteCheck } from './recent.js';
-import { walkTree, type WalkedFile } from './walk.js';
+import { walkTree, type WalkedFile, type WalkStat } from './walk.js';
 
 export interface WatchChange {
   kind: 'upsert' | 'delete';
@@ -117,7 +117,7 @@ function errCode(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
 }
 
-function sigOf(st: Stats): FileSig {
+function sigOf(st: WalkStat): FileSig {
   return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
 }
 
@@ -283,12 +283,12 @@ export function watchHome(root: string, opts: WatchOptions): HomeWatcher {
   /** Collects changes for one flush; a later observation of a path replaces an earlier one. */
   type Changes = Map<string, WatchChange>;
 
-  const recentlyModified = (st: Stats, now: number): boolean => {
+  const recentlyModified = (st: WalkStat, now: number): boolean => {
     const age = now - st.mtimeMs;
     return age >= 0 && age < settleMs;
   };
 
-  const observeFile = (rel: string, st: Stats, force: boolean, out: Changes): void => {
+  const observeFile = (rel: string, st: WalkStat, force: boolean, out: Changes): void => {
     const sig = sigOf(st);
     const prev = known.get(rel);
     known.set(rel, sig);
