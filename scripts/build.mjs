@@ -9,7 +9,8 @@
 // action catalog is written as data for the command line (writeCatalog).
 // Two exceptions to one file for one file: a package made of hundreds of
 // small ES modules is bundled into one file of dist/vendor/ (VENDORED), and
-// the thin client is also bundled into one CommonJS file (writeThinClient).
+// the thin client is also bundled into one CommonJS file (writeThinClient),
+// and with a C compiler its native twin is compiled (writeNativeClient).
 // Beside the tree, the full command line and the vault daemon are bundled
 // into dist/bundle/ (writeCliBundle): what bin/quire.js runs. So a file of the install is
 // found through src/core/install.ts, never by a module's own URL.

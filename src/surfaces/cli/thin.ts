@@ -9,7 +9,9 @@
  * trip. Anything the daemon does not take (no daemon, a stale
  * socket, another build, a form its parser leaves to commander) returns
  * false, and the launcher runs the full command line (main.ts), which
- * starts or replaces the daemon (docs/cli.md, "Thin client").
+ * starts or replaces the daemon (docs/cli.md, "Thin client"). When the
+ * build made the native thin client (native/thin.c), the launcher bin/quire
+ * runs that instead, which sends the same request without starting Node.
  */
 import { request, type DaemonReply } from '../daemon/protocol.js';
 import { buildId, daemonFiles, SOCKET_PATH_LIMIT, vaultRealPath } from '../daemon/socket-path.js';

@@ -2,7 +2,10 @@
  * Where a folder's vault daemon listens, and which build it must be of:
  * the one rule shared by the daemon, the full command line and the thin
  * client (thin.ts), which loads nothing but node: built-ins, this module and
- * core/install.ts (docs/cli.md, "Thin client").
+ * core/install.ts (docs/cli.md, "Thin client"). The native thin client
+ * (../cli/native/thin.c) computes the same socket path and build id in C:
+ * a change here goes there too (test/cli/native-thin.test.ts checks both
+ * reach the same daemon).
  */
 import fs from 'node:fs';
 import os from 'node:os';
