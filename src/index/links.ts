@@ -2,12 +2,15 @@
  * Link resolution, Obsidian style (rules in docs/index.md "Link resolution").
  *
  * Every candidate a link can resolve to shares the link's *name key*: the
- * lowercased last path segment of the target without a trailing `.md`, which
- * is also the key of a Home path (lowercased file name, `.md` stripped). The
+ * last path segment of the target without a trailing `.md`, lowercased, which
+ * is also the key of a Home path (file name, `.md` stripped, lowercased). The
  * only other way to resolve is a frontmatter alias equal to the whole target
  * ignoring case (the *alias key*). So when a path appears or disappears only
  * links with its name key, and when aliases change only links with those
  * alias keys, can change resolution; HomeIndex keeps reverse maps on both.
+ * And only links carrying a path's name key or one of its alias keys can
+ * resolve to it, which is all a backlinks question needs resolved
+ * (link-graph.ts, `settleTarget`).
  */
 
 /** What resolution needs to know about the Home. */
@@ -58,23 +61,26 @@ function endsWithMd(s: string): boolean {
 }
 
 /**
- * The name key of an already lowercased path or target: its last segment,
- * a trailing `.md` removed. Paths and targets are lowercased whole first,
- * then cut, so both sides get their keys the same way.
+ * The name key of a path or link target: its last segment, a trailing `.md`
+ * (any case) removed, lowercased. Cut before it is lowercased, so that the
+ * key of `ΑΣ.md` is the key of `[[ΑΣ]]`: lowercasing the whole path first
+ * made its sigma a medial one (`ασ.md`, the `.` lets a word go on) and the
+ * target's a final one (`ας`), and the note was found by its exact path but
+ * not under its name key, which is how a new note finds the links to it.
  */
-export function nameKeyOfLower(lower: string): string {
-  const name = lower.slice(lower.lastIndexOf('/') + 1);
-  return endsWithMd(name) ? name.slice(0, -3) : name;
+function nameKeyOf(s: string): string {
+  const name = s.slice(s.lastIndexOf('/') + 1);
+  return (endsWithMd(name) ? name.slice(0, -3) : name).toLowerCase();
 }
 
-/** The name key of a Home path: lowercased file name, a trailing `.md` removed. */
+/** The name key of a Home path: file name without `.md`, lowercased. */
 export function nameKeyOfPath(path: string): string {
-  return nameKeyOfLower(path.toLowerCase());
+  return nameKeyOf(path);
 }
 
 /** The name key of a link target (same rule as paths, so candidates share it). */
 export function nameKeyOfTarget(target: string): string {
-  return nameKeyOfLower(target.toLowerCase());
+  return nameKeyOf(target);
 }
 
 /** The alias key of a link target: the whole target, lowercased. */
@@ -100,7 +106,9 @@ export function keysOfTarget(target: string): TargetKeys {
   let k = keyCache.get(target);
   if (k === undefined) {
     const alias = target.toLowerCase();
-    k = { alias, name: nameKeyOfLower(alias) };
+    const name = nameKeyOf(target);
+    // The same string object when equal: its hash is computed once.
+    k = { alias, name: name === alias ? alias : name };
     if (keyCache.size >= 200_000) keyCache = new Map();
     keyCache.set(target, k);
   }
@@ -211,15 +219,13 @@ function suffixOf(target: string): string | null {
     segs.push(seg);
   }
   if (segs.length <= 1) return null;
-  let s = segs.join('/').toLowerCase();
-  if (endsWithMd(s)) s = s.slice(0, -3);
-  return s;
+  const s = segs.join('/');
+  return (endsWithMd(s) ? s.slice(0, -3) : s).toLowerCase();
 }
 
-/** A path as a link would spell it for suffix matching: lowercased, `.md` stripped. */
+/** A path as a link would spell it for suffix matching: `.md` stripped, then lowercased (as name keys are). */
 function linkPathOf(path: string): string {
-  const p = path.toLowerCase();
-  return endsWithMd(p) ? p.slice(0, -3) : p;
+  return (endsWithMd(path) ? path.slice(0, -3) : path).toLowerCase();
 }
 
 /**

@@ -164,7 +164,7 @@ export class TagIndex {
  * A TagIndex whose additions wait in a queue: adding a Home's 100k+ tag uses
  * costs a few hundred milliseconds, which would delay `ready`. The queue is
  * emptied by `flush` (the HomeIndex's deferred work, deferred-work.ts) and
- * before any query.
+ * before the tag list; a question about one tag adds only the notes it needs.
  */
 export class DeferredTagIndex {
   private readonly index = new TagIndex();
@@ -205,12 +205,28 @@ export class DeferredTagIndex {
   }
 
   paths(tag: string, nested: boolean): ReadonlySet<string> | undefined {
-    this.flush();
+    this.flushFor(tagKey(tag));
     return this.index.paths(tag, nested);
   }
 
   sortedPaths(tag: string, nested: boolean): readonly string[] | undefined {
-    this.flush();
+    this.flushFor(tagKey(tag));
     return this.index.sortedPaths(tag, nested);
+  }
+
+  /**
+   * Add the queued notes whose tags reach `key` (the tag or one below it),
+   * and only those: that tag's node is then what a whole flush makes it (its
+   * notes, direct and nested, and its spellings' counts), and the others
+   * stay queued. A note's tags are either queued or added, never both, so
+   * the order they are added in does not matter.
+   */
+  private flushFor(key: string): void {
+    if (this.queued.size === 0) return;
+    for (const [path, tags] of this.queued) {
+      if (!tags.some((t) => levelsOf(t).keys.includes(key))) continue;
+      this.queued.delete(path);
+      this.index.add(path, tags);
+    }
   }
 }

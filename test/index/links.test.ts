@@ -117,6 +117,8 @@ describe('path helpers', () => {
     ['Note.MD', 'note'],
     ['assets/Pic.PNG', 'pic.png'],
     ['x.excalidraw.md', 'x.excalidraw'],
+    // Cut before lowercasing: the sigma ends the name, as in the link [[ΑΣ]] (lowercased whole, `ΑΣ.md` gives `ασ.md`).
+    ['Λ/ΑΣ.md', 'ας'],
   ])('nameKeyOfPath(%j) = %j', (p, want) => expect(nameKeyOfPath(p)).toBe(want));
 
   it('exact candidates: relative first for Markdown links, .md first without an extension', async () => {
@@ -214,6 +216,14 @@ describe('incremental backlinks', () => {
     idx.upsertFile('thing.md', { size: 1, mtimeMs: 1, etag: 'x' }); // odd, but allowed
     expect(idx.noteByPath('thing.md')).toBeUndefined();
     expect(idx.outgoing('S.md').map((l) => l.resolved)).toEqual(['thing.md', 'thing.md']);
+  });
+
+  it('a note named with a final sigma finds the links written before it', async () => {
+    const idx = homeWith([['S.md', '[[ΑΣ]] [[x/ας]]\n']]);
+    expect(idx.unresolved()).toHaveLength(2);
+    addNote(idx, 'x/ΑΣ.md');
+    expect(idx.outgoing('S.md').map((l) => l.resolved)).toEqual(['x/ΑΣ.md', 'x/ΑΣ.md']);
+    expect(sorted(idx, 'x/ΑΣ.md')).toEqual(['S.md']);
   });
 
   it('self links: [[Self]] is a backlink, [[#Heading]] is not', async () => {
