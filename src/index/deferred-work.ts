@@ -1,23 +1,20 @@
 /**
  * When the HomeIndex's deferred work runs (the modes: `IndexingMode` in
- * types.ts). The work itself (link resolution, the tag queue, the full
- * text's merge) belongs to the index; this scheduler only knows how to run a
- * slice of it, the last piece, and whether any is left.
+ * types.ts). The work itself (link resolution, the tag queue) belongs to
+ * the index; this scheduler only knows how to run a slice of it and whether
+ * any is left.
  *
  * Background scheduling (mode `background`): deferred work runs only once
  * the index has not been written to for `idleMs`, so a bulk load (a vault
  * scan) is not slowed down by it and resolves each link once at the end;
- * then it runs in slices of `sliceMs`, with the event loop free in between,
- * and the last piece in one go.
+ * then it runs in slices of `sliceMs`, with the event loop free in between.
  */
 import type { IndexingMode } from './types.js';
 
 export interface DeferredSteps {
   /** Run sliced work for up to `budgetMs` (Infinity: all of it); true when none is left. */
   runSlice(budgetMs: number): boolean;
-  /** The work done in one piece once the sliced work is done. */
-  runLast(): void;
-  /** Whether any work, sliced or last, is left. */
+  /** Whether any work is left. */
   hasWork(): boolean;
 }
 
@@ -46,7 +43,6 @@ export class DeferredWork {
   /** Finish all deferred work now. */
   finish(): void {
     this.steps.runSlice(Infinity);
-    this.steps.runLast();
     this.wakeIdleWaiters();
   }
 
@@ -101,8 +97,6 @@ export class DeferredWork {
       this.timer = setImmediate(() => this.tick());
       return;
     }
-    // Last, and in one piece (a merge does not pause): what a query has not done yet.
-    this.steps.runLast();
     this.wakeIdleWaiters();
   }
 }

@@ -75,8 +75,7 @@ export class HomeIndex {
     this.deferred = new DeferredWork(
       {
         runSlice: (budgetMs) => this.graph.flush(budgetMs) && this.tagIndex.flush(budgetMs),
-        runLast: () => this.fullText.mergePending(),
-        hasWork: () => this.graph.hasPending() || this.tagIndex.pending > 0 || this.fullText.hasPendingMerge,
+        hasWork: () => this.graph.hasPending() || this.tagIndex.pending > 0,
       },
       opts.mode ?? 'background',
       opts.sliceMs ?? 10,

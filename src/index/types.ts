@@ -123,13 +123,12 @@ export interface SearchHit {
 }
 
 /**
- * When deferred work runs. Link resolution and the tag index are deferred,
- * and so is merging the postings scan workers tokenized into the full-text
- * segment (`FullTextIndex.addPartials`); everything else (notes, files,
- * ids, tasks, blocks, full text) is updated inside the upsert/remove call.
+ * When deferred work runs. Link resolution and the tag index are deferred;
+ * everything else (notes, files, ids, tasks, blocks, full text) is updated
+ * inside the upsert/remove call (a cold opening's full text comes from the
+ * scan workers: `FullTextIndex.expectPartials`).
  * - `background` (default): pending work runs once the index has not been
- *   written to for `idleMs`, in short slices on the event loop (the merge
- *   in one piece, last);
+ *   written to for `idleMs`, in short slices on the event loop;
  * - `sync`: inside `upsertNote`/`upsertFile`/`remove` (slow for bulk loads:
  *   links may be resolved twice);
  * - `lazy`: only when a query needs it, or on `flush()`.

@@ -6,11 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { DeferredWork, type DeferredSteps } from '../../src/index/deferred-work.js';
 
-/** Work needing `slices` budgeted slices (or one unbudgeted), then the last piece; `log` records each call. */
+/** Work needing `slices` budgeted slices (or one unbudgeted); `log` records each call. */
 function work(slices: number): { log: string[]; steps: DeferredSteps } {
   const log: string[] = [];
   let left = slices;
-  let lastLeft = true;
   return {
     log,
     steps: {
@@ -19,11 +18,7 @@ function work(slices: number): { log: string[]; steps: DeferredSteps } {
         left = budgetMs === Infinity ? 0 : left - 1;
         return left <= 0;
       },
-      runLast() {
-        log.push('last');
-        lastLeft = false;
-      },
-      hasWork: () => left > 0 || lastLeft,
+      hasWork: () => left > 0,
     },
   };
 }
@@ -31,13 +26,13 @@ function work(slices: number): { log: string[]; steps: DeferredSteps } {
 const turns = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('DeferredWork', () => {
-  it('background: once writes stop, runs slices of sliceMs until done, then the last piece, and wakes whenIdle', async () => {
+  it('background: once writes stop, runs slices of sliceMs until done and wakes whenIdle', async () => {
     const { log, steps } = work(3);
     const d = new DeferredWork(steps, 'background', 7, 5);
     d.written();
     expect(log).toEqual([]);
     await d.whenIdle();
-    expect(log).toEqual(['slice 7', 'slice 7', 'slice 7', 'last']);
+    expect(log).toEqual(['slice 7', 'slice 7', 'slice 7']);
   });
 
   it('background: held work does not start until released', async () => {
@@ -49,10 +44,10 @@ describe('DeferredWork', () => {
     expect(log).toEqual([]);
     d.release();
     await d.whenIdle();
-    expect(log).toEqual(['slice 10', 'last']);
+    expect(log).toEqual(['slice 10']);
   });
 
-  it('sync: each write runs the sliced work at once, without the last piece', () => {
+  it('sync: each write runs the sliced work at once', () => {
     const { log, steps } = work(2);
     new DeferredWork(steps, 'sync', 10, 50).written();
     expect(log).toEqual(['all']);
@@ -69,7 +64,7 @@ describe('DeferredWork', () => {
     expect(idle).toBe(false);
     d.finish();
     await turns(0);
-    expect(log).toEqual(['all', 'last']);
+    expect(log).toEqual(['all']);
     expect(idle).toBe(true);
   });
 
@@ -85,13 +80,12 @@ describe('DeferredWork', () => {
     } finally {
       clearInterval(far);
     }
-    expect(log.length).toBe(21);
+    expect(log.length).toBe(20);
     expect(wakes).toBeLessThan(2);
   });
 
   it('whenIdle resolves at once when nothing is deferred', async () => {
     const { steps } = work(0);
-    steps.runLast();
     await expect(new DeferredWork(steps, 'lazy', 10, 50).whenIdle()).resolves.toBeUndefined();
   });
 });

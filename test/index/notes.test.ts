@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { derivedId, HomeIndex } from '../../src/index/home-index.js';
 import { fieldsOf } from '../../src/index/fulltext/document.js';
+import type { PartialIndex } from '../../src/index/fulltext/full-text.js';
 import { TermPostings } from '../../src/index/fulltext/postings.js';
 import { extractFacts } from '../../src/markdown/extract.js';
 import { addFile, addNote, homeWith, stat } from './helpers.js';
@@ -184,9 +185,8 @@ describe('tags', () => {
     expect(i.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0 });
   });
 
-  it("merges a scan's full text in the background once released, and whenIdle waits for it", async () => {
+  it("a search waits for the full text scan workers send after the facts, then answers from it", async () => {
     const i = new HomeIndex({ mode: 'background', idleMs: 5, sliceMs: 5 });
-    i.holdBackground();
     const notes: Array<[string, string]> = [
       ['a.md', '# Alpha\npelicans fly [[b]]'],
       ['b.md', '# Beta\nherons wade'],
@@ -199,32 +199,15 @@ describe('tags', () => {
       i.upsertNote(path, facts, stat(text), null, true);
       postings.add(k, fieldsOf(path, facts, text), lengths, k * 4);
     });
-    i.fullText.addPartials([
-      { paths: notes.map(([p]) => p), etags: notes.map(([, t]) => stat(t).etag), lengths: Int32Array.from(lengths), segment: postings.toSegment() },
-    ]);
-    expect(i.fullText.hasPendingMerge).toBe(true);
-    let idle = false;
-    const waiting = i.whenIdle().then(() => (idle = true));
+    let arrive!: (parts: PartialIndex[]) => void;
+    i.fullText.expectPartials(new Promise((resolve) => (arrive = resolve)));
+    let answered = false;
+    const search = i.search('pelicans').then((hits) => ((answered = true), hits));
     await new Promise((r) => setTimeout(r, 30));
-    expect([idle, i.fullText.hasPendingMerge]).toEqual([false, true]);
-    i.releaseBackground();
-    await waiting;
-    expect(i.fullText.hasPendingMerge).toBe(false);
-    expect((await i.search('pelicans')).map((h) => h.path)).toEqual(['a.md']);
-  });
-
-  it('a search merges a held scan full text itself', async () => {
-    const i = new HomeIndex({ mode: 'background', idleMs: 5, sliceMs: 5 });
-    i.holdBackground();
-    const text = 'herons wade';
-    const facts = extractFacts(text, 'h.md');
-    i.upsertNote('h.md', facts, stat(text), null, true);
-    const postings = new TermPostings(false);
-    const lengths: number[] = [];
-    postings.add(0, fieldsOf('h.md', facts, text), lengths, 0);
-    i.fullText.addPartials([{ paths: ['h.md'], etags: [stat(text).etag], lengths: Int32Array.from(lengths), segment: postings.toSegment() }]);
-    expect((await i.search('herons')).map((h) => h.path)).toEqual(['h.md']);
-    expect(i.fullText.hasPendingMerge).toBe(false);
+    expect(answered).toBe(false);
+    arrive([{ paths: notes.map(([p]) => p), etags: notes.map(([, t]) => stat(t).etag), lengths: Int32Array.from(lengths), segment: postings.toSegment() }]);
+    expect((await search).map((h) => h.path)).toEqual(['a.md']);
+    expect((await i.search('herons')).map((h) => h.path)).toEqual(['b.md']);
   });
 
   it('whenIdle also resolves when a read did the deferred work first', async () => {

@@ -12,8 +12,8 @@
  * over many changes.
  *
  * Scan workers build `TermPostings` of their own (see `PartialIndex`),
- * which `addPartials` merges in, so a cold start tokenizes a Home on every
- * core and this thread only merges.
+ * which `expectPartials` merges in when they arrive, so a cold start
+ * tokenizes a Home on every core and this thread only merges.
  */
 import { EMPTY_SEGMENT, FIELD_BITS, FIELD_COUNT, mergeSegments, TermPostings, type FieldTexts, type MergePart, type Segment } from './postings.js';
 import { QueryExecutor, type ExecuteOptions, type ExecutedHit, type QuerySource, type TermRef } from './query.js';
@@ -59,12 +59,6 @@ export class FullTextIndex implements QuerySource {
   private delta = new TermPostings();
   /** The delta's terms, sorted; null when it changed since. */
   private deltaTerms: string[] | null = [];
-  /**
-   * Scan workers' postings not merged yet (see `addPartials`): their
-   * documents are numbered, with paths, ETags and lengths, but only a query
-   * or a save needs their postings in the segment.
-   */
-  private unmerged: MergePart[] = [];
   /** Scan workers' documents still being tokenized (see `expectPartials`); null when none are. */
   private awaited: Promise<void> | null = null;
   /** Paths set or deleted while `awaited`: the scan read them before, so their scan documents are older. */
@@ -108,7 +102,6 @@ export class FullTextIndex implements QuerySource {
    * changes, and field lengths are only ever appended).
    */
   state(): FullTextState {
-    this.mergePending();
     return {
       paths: this.paths.slice(),
       etags: this.etags.slice(),
@@ -137,9 +130,6 @@ export class FullTextIndex implements QuerySource {
 
   /** Index `fields` as the document of `path` (replacing any earlier one), indexed at `etag`. */
   set(path: string, fields: FieldTexts, etag: string): void {
-    // A merge walks its parts in order (segment, delta, scan postings), so the delta's documents
-    // must stay numbered below the unmerged ones: merge them before numbering a new document.
-    this.mergePending();
     if (this.awaited !== null) this.touched.add(path);
     this.removeDoc(path);
     const doc = this.newDoc(path, etag);
@@ -156,12 +146,11 @@ export class FullTextIndex implements QuerySource {
 
   /**
    * Add the documents scan workers tokenized, replacing any earlier
-   * document of the same paths. They are numbered and counted at once;
-   * their postings join the segment at the first query or save, or when the
-   * owner calls `mergePending` (a Home's opening is ready without waiting
-   * for a merge that only search needs: ~0.1 s for 10k notes).
+   * document of the same paths but those in `skip`, and merge their
+   * postings into the segment.
    */
-  addPartials(partials: readonly PartialIndex[], skip: ReadonlySet<string> = new Set()): void {
+  private addPartials(partials: readonly PartialIndex[], skip: ReadonlySet<string>): void {
+    const parts: MergePart[] = [];
     for (const partial of partials) {
       if (partial.paths.length === 0) continue;
       const docMap = new Int32Array(partial.paths.length);
@@ -177,9 +166,9 @@ export class FullTextIndex implements QuerySource {
         this.countLengths(doc, 1);
         docMap[i] = doc;
       }
-      this.unmerged.push({ segment: partial.segment, docMap });
+      parts.push({ segment: partial.segment, docMap });
     }
-    this.executor.changed();
+    this.mergeWith(parts);
   }
 
   /**
@@ -194,10 +183,7 @@ export class FullTextIndex implements QuerySource {
   expectPartials(partials: Promise<readonly PartialIndex[]>): void {
     if (this.awaited !== null) throw new Error('scan documents are awaited already');
     this.awaited = partials
-      .then((parts) => {
-        this.addPartials(parts, this.touched);
-        this.mergePending();
-      })
+      .then((parts) => this.addPartials(parts, this.touched))
       .finally(() => {
         this.awaited = null;
         this.touched.clear();
@@ -212,16 +198,6 @@ export class FullTextIndex implements QuerySource {
   /** Resolves once no scan worker's documents are awaited (at once when none are). */
   whenComplete(): Promise<void> {
     return this.awaited ?? Promise.resolve();
-  }
-
-  /** Whether scan workers' postings wait for `mergePending`. */
-  get hasPendingMerge(): boolean {
-    return this.unmerged.length > 0;
-  }
-
-  /** Merge what `addPartials` left unmerged into the segment. */
-  mergePending(): void {
-    if (this.unmerged.length > 0) this.mergeWith();
   }
 
   private newDoc(path: string, etag: string): number {
@@ -262,9 +238,10 @@ export class FullTextIndex implements QuerySource {
 
   /**
    * One segment of every live document (the merged segment, the delta and
-   * the unmerged scan postings), numbered densely in the same order.
+   * `scanned`: scan workers' postings, their documents numbered after the
+   * delta's by `addPartials`), numbered densely in the same order.
    */
-  private mergeWith(): void {
+  private mergeWith(scanned: readonly MergePart[] = []): void {
     const total = this.paths.length;
     const oldToNew = new Int32Array(total);
     const paths: string[] = [];
@@ -285,8 +262,8 @@ export class FullTextIndex implements QuerySource {
       { segment: this.segment, docMap: oldToNew },
       { segment: this.delta.toSegment(), docMap: oldToNew },
     ];
-    for (const u of this.unmerged) {
-      // Scan documents replaced or deleted since they were added map to -1 like any other.
+    for (const u of scanned) {
+      // A scan document replaced by a later one of the same partials maps to -1 like any other.
       const map = new Int32Array(u.docMap.length);
       for (let i = 0; i < map.length; i++) {
         const d = u.docMap[i]!;
@@ -294,7 +271,6 @@ export class FullTextIndex implements QuerySource {
       }
       parts.push({ segment: u.segment, docMap: map });
     }
-    this.unmerged = [];
     this.segment = mergeSegments(parts);
     this.paths = paths;
     this.etags = etags;
@@ -308,7 +284,6 @@ export class FullTextIndex implements QuerySource {
 
   /** Best `limit` documents for the words of `q`; `accept` filters by path. */
   search(q: string, opts: ExecuteOptions): ExecutedHit[] {
-    this.mergePending();
     return this.executor.execute(queryTerms(q), opts);
   }
 

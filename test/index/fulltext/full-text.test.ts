@@ -50,6 +50,14 @@ const docOf = (path: string, text: string): Doc => {
 };
 const fieldsOfDoc = (d: Doc): FieldTexts => [d.title, d.body, d.tags, d.aliases];
 
+/** What a scan worker sends for `part`: its documents tokenized apart from any index, numbered from 0. */
+const scanned = (part: Doc[], etag = 'scan'): PartialIndex => {
+  const postings = new TermPostings(false);
+  const lengths: number[] = [];
+  part.forEach((d, i) => postings.add(i, fieldsOfDoc(d), lengths, i * 4));
+  return { paths: part.map((d) => d.path), etags: part.map(() => etag), lengths: Int32Array.from(lengths), segment: postings.toSegment() };
+};
+
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 const sortedMatch = (m: Record<string, string[]>) => Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : 1)));
 
@@ -143,42 +151,27 @@ describe('full-text index against MiniSearch', () => {
     expect(idx.indexed().size).toBe(current.size);
   });
 
-  it('merges what scan workers tokenized, replacing earlier documents of the same paths', () => {
+  it('merges what scan workers tokenized when it arrives, replacing earlier documents of the same paths', async () => {
     const idx = new FullTextIndex();
     for (const d of docs.slice(0, 100)) idx.set(d.path, [d.title, 'stale text only', d.tags, d.aliases], 'old');
-    const partial = (part: Doc[]): PartialIndex => {
-      const postings = new TermPostings();
-      const lengths: number[] = [];
-      part.forEach((d, i) => postings.add(i, fieldsOfDoc(d), lengths, i * 4));
-      return { paths: part.map((d) => d.path), etags: part.map(() => 'new'), lengths: Int32Array.from(lengths), segment: postings.toSegment() };
-    };
-    idx.addPartials([partial(docs.slice(0, 300)), partial(docs.slice(300))]);
+    idx.expectPartials(Promise.resolve([scanned(docs.slice(0, 300), 'new'), scanned(docs.slice(300), 'new')]));
+    await idx.whenComplete();
     expect(idx.documents).toBe(docs.length);
     expect(idx.etagOf(docs[0]!.path)).toBe('new');
     expect(idx.search('stale', { combineWith: 'OR', limit: 10 })).toEqual([]);
     expect(compareAll(idx, reference(docs), [5, 1000])).toBeGreaterThan(1000);
   });
 
-  it('merges scan postings only when a search, a save or its owner needs them, and edits made meanwhile count', () => {
-    const partial = (part: Doc[]): PartialIndex => {
-      const postings = new TermPostings(false);
-      const lengths: number[] = [];
-      part.forEach((d, i) => postings.add(i, fieldsOfDoc(d), lengths, i * 4));
-      return { paths: part.map((d) => d.path), etags: part.map((d) => `scan-${d.path}`), lengths: Int32Array.from(lengths), segment: postings.toSegment() };
-    };
+  it('after scan documents arrive, edits are ordinary ones, and a save holds the scanned postings', async () => {
     const idx = new FullTextIndex();
-    idx.addPartials([partial(docs.slice(0, 250)), partial(docs.slice(250))]);
-    expect(idx.hasPendingMerge).toBe(true);
-    // Known at once, before any merge: which documents there are and at which ETag.
-    expect(idx.documents).toBe(docs.length);
-    expect(idx.etagOf(docs[7]!.path)).toBe(`scan-${docs[7]!.path}`);
+    idx.expectPartials(Promise.resolve([scanned(docs.slice(0, 250)), scanned(docs.slice(250))]));
+    await idx.whenComplete();
     expect(idx.indexed().size).toBe(docs.length);
-    // Edits after the scan: one scanned document deleted (before any merge), one replaced, one added.
+    expect(idx.etagOf(docs[7]!.path)).toBe('scan');
+    // Edits after the scan documents came: one deleted, one replaced, one added.
     const current = new Map(docs.map((d) => [d.path, d]));
     idx.delete(docs[3]!.path);
     current.delete(docs[3]!.path);
-    expect(idx.hasPendingMerge).toBe(true);
-    expect(idx.documents).toBe(docs.length - 1);
     const replaced = { ...docs[300]!, body: 'pelicans replaced this body' };
     idx.set(replaced.path, fieldsOfDoc(replaced), 'edited');
     current.set(replaced.path, replaced);
@@ -188,31 +181,11 @@ describe('full-text index against MiniSearch', () => {
     expect(idx.documents).toBe(current.size);
     // What a fresh MiniSearch of the final notes answers.
     expect(compareAll(idx, reference(current.values()), [5, 1000])).toBeGreaterThan(1000);
-    expect(idx.hasPendingMerge).toBe(false);
-
-    // Untouched, the first search merges.
-    const untouched = new FullTextIndex();
-    untouched.addPartials([partial(docs.slice(0, 250)), partial(docs.slice(250))]);
-    expect(untouched.hasPendingMerge).toBe(true);
-    expect(compareAll(untouched, reference(docs), [5])).toBeGreaterThan(100);
-    expect(untouched.hasPendingMerge).toBe(false);
     expect(idx.search('pelicans', { combineWith: 'AND', limit: 10 }).map((h) => h.path).sort()).toEqual([added.path, replaced.path].sort());
-
-    // A save merges too, and saves the merged postings.
-    const other = new FullTextIndex();
-    other.addPartials([partial(docs.slice(0, 100))]);
-    const loaded = FullTextIndex.fromState(other.state());
-    expect(other.hasPendingMerge).toBe(false);
-    expect(compareAll(loaded, reference(docs.slice(0, 100)), [5])).toBeGreaterThan(100);
+    expect(compareAll(FullTextIndex.fromState(idx.state()), reference(current.values()), [5])).toBeGreaterThan(100);
   });
 
   it('takes scan documents that arrive later, except those edited or deleted before they came, and waits for them', async () => {
-    const partial = (part: Doc[]): PartialIndex => {
-      const postings = new TermPostings(false);
-      const lengths: number[] = [];
-      part.forEach((d, i) => postings.add(i, fieldsOfDoc(d), lengths, i * 4));
-      return { paths: part.map((d) => d.path), etags: part.map(() => 'scan'), lengths: Int32Array.from(lengths), segment: postings.toSegment() };
-    };
     const idx = new FullTextIndex();
     let arrive!: (parts: PartialIndex[]) => void;
     idx.expectPartials(new Promise((resolve) => (arrive = resolve)));
@@ -227,9 +200,8 @@ describe('full-text index against MiniSearch', () => {
     current.delete(docs[6]!.path);
     await new Promise((r) => setTimeout(r, 10));
     expect(complete).toBe(false);
-    arrive([partial(docs.slice(0, 250)), partial(docs.slice(250))]);
+    arrive([scanned(docs.slice(0, 250)), scanned(docs.slice(250))]);
     await waiting;
-    expect(idx.hasPendingMerge).toBe(false);
     expect(idx.documents).toBe(current.size);
     expect(idx.etagOf(replaced.path)).toBe('edited');
     expect(idx.etagOf(docs[6]!.path)).toBeUndefined();
