@@ -234,6 +234,11 @@ describe.skipIf(missing !== null)('the native thin client', () => {
     expect(first.node[0]).toBe(`file://${path.join(REPO, 'bin/quire.js')}`);
     // The daemon it started answers the next call.
     expect((await quire(['backlinks', 'Home', '--vault', v])).node).toEqual([]);
+    // Another TZ than the daemon's: the daemon leaves it (said once: bin/quire.js does not ask again), the full command line answers.
+    const paris = await quire(['tasks', '--due', 'today', '--vault', v, '--verbose'], { env: { TZ: 'Europe/Paris' } });
+    expect(paris.code).toBe(0);
+    expect(paris.stderr.split('left this call to the full command line (another TZ than the daemon)').length).toBe(2);
+    expect(paris.stderr).toContain('vault daemon: using the running one');
     const off = await quire(['backlinks', 'Home', '--vault', v, '--verbose'], { env: { QUIRE_DAEMON: 'off' } });
     expect(off.stdout).toBe(first.stdout);
     expect(off.stderr).toContain('vault daemon: off (QUIRE_DAEMON=off)');

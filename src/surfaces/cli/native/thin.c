@@ -221,6 +221,18 @@ static char *build_id(void) {
   return s;
 }
 
+/* getcwd(3) with a buffer that grows (POSIX leaves getcwd(NULL, 0) unspecified). */
+static char *working_dir(void) {
+  for (size_t size = 1024; size <= ((size_t)1 << 20); size *= 2) {
+    char *p = malloc(size);
+    if (!p) return NULL;
+    if (getcwd(p, size)) return p;
+    free(p);
+    if (errno != ERANGE) return NULL;
+  }
+  return NULL;
+}
+
 static int write_all(int fd, const char *p, size_t n) {
   while (n > 0) {
     ssize_t w = write(fd, p, n);
@@ -267,8 +279,10 @@ int main(int argc, char **argv) {
   char *vault = realpath(argv[v + 1], NULL);
   char *dir = runtime_dir();
   char *build = build_id();
-  char *cwd = getcwd(NULL, 0);
+  char *cwd = working_dir();
+  const char *tz = getenv("TZ");
   if (!vault || !dir || !build || !cwd || !is_utf8((unsigned char *)vault) || !is_utf8((unsigned char *)cwd)) full_command_line();
+  if (tz && !is_utf8((const unsigned char *)tz)) full_command_line();
   for (int i = 1; i < argc; i++)
     if (!is_utf8((unsigned char *)argv[i])) full_command_line();
   buf sock = {0};
@@ -291,7 +305,6 @@ int main(int argc, char **argv) {
   buf_str(&req, "],\"cwd\":");
   json_str(&req, cwd);
   buf_str(&req, ",\"tz\":");
-  const char *tz = getenv("TZ");
   if (tz) json_str(&req, tz);
   else buf_str(&req, "null");
   buf_str(&req, ",\"wire\":\"frames\"}\n");
@@ -301,11 +314,8 @@ int main(int argc, char **argv) {
   memcpy(addr.sun_path, sock.data, sock.len + 1);
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
   if (fd < 0) full_command_line();
-  int r;
-  do r = connect(fd, (struct sockaddr *)&addr, sizeof addr);
-  while (r < 0 && errno == EINTR);
   /* Nobody answered on the socket (no daemon, a stale socket file): nothing was sent. */
-  if (r < 0) {
+  if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
     close(fd);
     full_command_line();
   }
