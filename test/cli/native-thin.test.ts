@@ -191,6 +191,26 @@ describe.skipIf(missing !== null)('the native thin client', () => {
     }
   });
 
+  it('finds the socket by the XDG_RUNTIME_DIR, XDG_CACHE_HOME and HOME rules of socket-path.ts', async () => {
+    const v = world.makeVault();
+    const root = tempDir('quire-native-xdg-');
+    const variants: Array<Record<string, string>> = [
+      // Normalised as path.join does.
+      { XDG_RUNTIME_DIR: `${root}/rt/./a/..//` },
+      { XDG_RUNTIME_DIR: '', XDG_CACHE_HOME: `${root}/cache/` },
+      // Relative XDG folders are ignored.
+      { XDG_RUNTIME_DIR: 'rt', XDG_CACHE_HOME: 'cache', HOME: `${root}/home` },
+    ];
+    for (const env of variants) {
+      const first = await nodeThin(['backlinks', 'Home', '--vault', v, '--verbose'], { env });
+      expect([env, first.stderr]).toEqual([env, expect.stringContaining('vault daemon: starting one')]);
+      const native = await quire(['backlinks', 'Home', '--vault', v], { env });
+      expect([env, native]).toEqual([env, { code: 0, stdout: first.stdout, stderr: '', node: [] }]);
+      expect((await nodeThin(['daemon', 'stop', '--vault', v], { env })).code).toBe(0);
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+  }, 60_000);
+
   it('sends the request the Node thin client sends (asking for frames), once, and fails like it when the daemon hangs up', async () => {
     const v = world.makeVault({ 'A.md': '# A\n' });
     const socket = socketOf(v);
