@@ -13,7 +13,7 @@
 import { AppError } from '../core/errors.js';
 import { fieldsOf } from './fulltext/document.js';
 import { FullTextIndex } from './fulltext/full-text.js';
-import { blockIdsOf, fileLine, headerLine, IndexSnapshotError, noteLines, readSnapshot, restText, snapshotTail, splitSnapshot, StringTable, taskBlockIdsOf, type SnapshotNote } from './snapshot.js';
+import { blockIdsOf, headerLine, IndexSnapshotError, readSnapshot, restText, SnapshotBuilder, splitSnapshot, taskBlockIdsOf, type SnapshotNote } from './snapshot.js';
 import { NumsSink } from './link-table.js';
 import { AnchorIndex } from './anchors.js';
 import { DeferredWork } from './deferred-work.js';
@@ -481,8 +481,7 @@ export class HomeIndex {
    * resolutions are kept only when no write happened meanwhile.
    */
   snapshotWriter(): { lines: Generator<string>; tail: () => Uint8Array } {
-    const nums = new NumsSink();
-    const strings = { targets: new NumsSink(), extras: new NumsSink() };
+    const columns = new SnapshotBuilder();
     let textBytes = 0;
     let resolutions: Int32Array | null = null;
     const self = this;
@@ -495,20 +494,20 @@ export class HomeIndex {
       for (const r of files) numbers.set(r.entry.path, numbers.size);
       for (const r of notes) numbers.set(r.entry.path, numbers.size);
       const res: number[] = [];
-      const emit = (line: string) => {
-        textBytes += Buffer.byteLength(line) + 1;
-        return line;
-      };
-      yield emit(headerLine());
-      for (const r of files) yield emit(fileLine(r.entry.path, r.stat));
-      const table = new StringTable();
+      const header = headerLine();
+      textBytes = Buffer.byteLength(header) + 1;
+      yield header;
+      for (const r of files) columns.file(r.entry.path, r.stat);
       // A claim older than the file's birth (kept across rename-style saves) is written down, so a restart keeps the id's owner.
       for (const r of notes) {
         const kept = r.claimId !== null && r.claimedAt !== claimTime(r.stat) ? r.claimedAt : undefined;
         // A note whose facts were never read since they came from a snapshot is written as the text it was read from.
         const rest = undecodedRest(r.entry) ?? restText(r.entry.facts);
         const head = { id: r.claimId, aliases: r.entry.aliases as string[], tags: r.entry.tags as string[], blockIds: r.blockIds, taskBlockIds: r.taskBlockIds, links: r.links };
-        for (const line of noteLines(r.entry.path, r.stat, head, rest, table, nums, strings, r.derived, kept)) yield emit(line);
+        const start = textBytes;
+        textBytes += Buffer.byteLength(rest) + 1;
+        columns.note(r.entry.path, r.stat, head, r.derived, kept, start, textBytes - 1);
+        yield rest;
         if (!settled) continue;
         if (!r.attached) settled = false;
         for (let i = 0; settled && i < r.links.length; i++) {
@@ -520,7 +519,7 @@ export class HomeIndex {
       }
       if (settled && self.writes === version) resolutions = Int32Array.from(res);
     }
-    return { lines: lines(), tail: () => snapshotTail(textBytes, nums.take(), { targets: strings.targets.take(), extras: strings.extras.take() }, resolutions) };
+    return { lines: lines(), tail: () => columns.tail(textBytes, resolutions) };
   }
 
   /** The whole snapshot. */

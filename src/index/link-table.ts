@@ -128,8 +128,20 @@ export class LinkTable {
     if (!Array.isArray(x) || x.length !== 4) throw new TypeError('link table: malformed columns');
     const [offset, count, targetRefs, extraRefs] = x as [unknown, unknown, unknown, unknown];
     if (typeof offset !== 'number' || !Number.isInteger(offset) || typeof count !== 'number' || targetRefs !== null) throw new TypeError('link table: malformed columns');
+    if (extraRefs === null) return LinkTable.fromRow(offset, count, -1, 0, nums, table, strings);
+    const [at, length] = Array.isArray(extraRefs) ? (extraRefs as unknown[]) : [];
+    if (typeof at !== 'number' || typeof length !== 'number' || at < 0) throw new TypeError('link table: malformed columns');
+    return LinkTable.fromRow(offset, count, at, length, nums, table, strings);
+  }
+
+  /**
+   * `fromColumns` with its numbers given one by one, as a snapshot's row
+   * holds them: the links' first integer in `nums` and their count, their
+   * extras' start in `strings.extras` (-1: none) and length.
+   */
+  static fromRow(offset: number, count: number, extrasAt: number, extrasLength: number, nums: Int32Array, table: readonly string[], strings: StringColumns): LinkTable {
     if (count === 0) return LinkTable.EMPTY;
-    if (offset < 0 || offset % NUMS !== 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
+    if (!(count > 0) || offset < 0 || offset % NUMS !== 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
     const targets = new Array<string>(count);
     const refs = strings.targets;
     for (let i = 0, at = offset / NUMS; i < count; i++) {
@@ -138,14 +150,11 @@ export class LinkTable {
       targets[i] = t;
     }
     let extras: Array<string | null> | null = null;
-    if (extraRefs !== null) {
-      const [at, length] = Array.isArray(extraRefs) ? (extraRefs as unknown[]) : [];
-      if (typeof at !== 'number' || typeof length !== 'number' || length % EXTRAS !== 0 || !(at >= 0 && at + length <= strings.extras.length)) {
-        throw new TypeError('link table: malformed columns');
-      }
-      extras = new Array<string | null>(length);
-      for (let i = 0; i < length; i++) {
-        const n = strings.extras[at + i]!;
+    if (extrasAt !== -1) {
+      if (extrasLength % EXTRAS !== 0 || !(extrasAt >= 0 && extrasAt + extrasLength <= strings.extras.length)) throw new TypeError('link table: malformed columns');
+      extras = new Array<string | null>(extrasLength);
+      for (let i = 0; i < extrasLength; i++) {
+        const n = strings.extras[extrasAt + i]!;
         const e = n === -1 ? null : table[n];
         if (e === undefined) throw new TypeError('link table: malformed columns');
         extras[i] = e;

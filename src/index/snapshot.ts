@@ -2,40 +2,37 @@
  * The snapshot format: everything needed to rebuild a HomeIndex without
  * re-reading files (the full-text index persists itself: fulltext/persist.ts).
  *
- * A snapshot is text, one JSON value per line, so that a live index can be
- * written out a few lines at a time without stalling the event loop, and
- * read back line by line; then the links' integers as raw bytes:
+ * A text part, written a line at a time from the live index so that saving
+ * never stalls the event loop, then columns that a warm start takes as
+ * typed-array views, parsing nothing but one JSON array of strings:
  *
- *   {"format":"quire-home-index","version":6,"byteOrder":"LE"}
- *   ["f", path, stat]            one per non-note file
- *   ["s", string, ...]           strings the next lines refer to by number
- *   ["n", path, stat, claimedAt | null, derivedId, id, aliases, tags, blockIds, taskBlockIds, links] TAB rest
- *                                one per note; claimedAt when its claim on its id is older than its file
- *   "\n" × 0–3                  so the bytes below start at a multiple of 4
- *   int32 × L                    the links' integers (5 a link: LinkTable's columns)
- *   int32 × L / 5                each link's target, a number into the string table
- *   int32 × E                    the links' headings, block ids and aliases, as numbers (-1: none)
- *   int32 × R                    where each link resolves (R = L / 5), or none (R = 0)
- *   int32 L, E, R                the last 12 bytes
+ *   {"format":"quire-home-index","version":7,"byteOrder":"LE"}
+ *   rest                     one line per note: the JSON array of its facts other than the head's (`restText`)
+ *   ["string", ...]          every string the columns name, by number (paths, etags, ids, tags, link targets…)
+ *   "\n" × 0–7               so the numbers below start at a multiple of 8
+ *   float64 × 5 a row        size, mtimeMs, ctimeMs, birthtimeMs, claimedAt (NaN: none)
+ *   int32 × S                the strings' UTF-16 lengths summed (a check of the array)
+ *   int32 × ROW a row        see ROW below: strings and ranges of a row's head
+ *   int32 × A                string numbers that rows name by range (aliases, tags, block ids)
+ *   int32 × L                the links' integers (5 a link: LinkTable's columns)
+ *   int32 × L / 5            each link's target, a string number
+ *   int32 × E                the links' headings, block ids and aliases, as string numbers (-1: none)
+ *   int32 × R                where each link resolves (R = L / 5), or none (R = 0)
+ *   int32 × 9                the counts: text bytes, strings bytes, S, files, notes, A, L, E, R
  *
- * `stat` is `[size, mtimeMs, etag, ctimeMs|null, birthtimeMs|null]`. A
- * note line is in two parts, split by its one raw tab (JSON text never has
- * one): its head, read at start-up, holds what the index needs at once (the
- * frontmatter id, aliases, tags and block ids, for the id, alias, tag and
- * anchor maps, and the links); its rest (`restText`: frontmatter, title,
- * headings, blocks, tasks, word count) is kept as bytes and parsed the first
- * time something reads it (`decodeRest`, docs/performance.md, "Warm
- * opening"). Tags are numbers into the string table that "s" lines build up
- * as they first appear; decoding shares each such string, which also keeps
- * a warm-started index small. The rest holds no such number, so that a
- * note never read can be written to the next snapshot as the very text it
- * was read from. A note's links are `[offset, count, null, [extras offset,
- * length] | null]` (`LinkTable.toColumns`): their integers are a view of
- * the bytes at the end, and their strings' numbers are read from there
- * too, not parsed number by number.
+ * A row is a file (the first `files` rows) or a note, in the order the
+ * index holds them. A note's head (path, stat, ids, aliases, tags, block
+ * ids, links: what the id, alias, tag, anchor and link maps need at once)
+ * is in its row; its rest (frontmatter, title, headings, blocks, tasks,
+ * word count) is kept as bytes and parsed the first time something reads
+ * it (`decodeRest`, docs/performance.md, "Warm opening"). The rest holds no
+ * string number, so that a note never read can be written to the next
+ * snapshot as the very text it was read from. Format 6 had a JSON head per
+ * note line: parsing 10k of them, and the garbage, was most of decoding a
+ * snapshot.
  *
  * A link's resolution is the number of the path it resolves to (files, then
- * notes, in the order of their lines) or -1 (unresolved); a same-note link
+ * notes, in row order) or -1 (unresolved); a same-note link
  * (`[[#Heading]]`) has its note's. They are written only when they are the
  * index's settled state for every note written: no link was waiting to be
  * resolved when the writing began and the index took no write while it went
@@ -44,11 +41,11 @@
  */
 import { AppError } from '../core/errors.js';
 import type { BlockAnchor, Heading, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
-import { LinkTable, type NumsSink, type StringColumns, type StringSinks } from './link-table.js';
+import { LinkTable, NumsSink, type StringColumns, type StringSinks } from './link-table.js';
 import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
-export const INDEX_SNAPSHOT_VERSION = 6;
+export const INDEX_SNAPSHOT_VERSION = 7;
 export const INDEX_SNAPSHOT_FORMAT = 'quire-home-index';
 
 /** A snapshot this build cannot use; the caller should rebuild from the files. */
@@ -97,10 +94,6 @@ export function headerLine(): string {
   return JSON.stringify({ format: INDEX_SNAPSHOT_FORMAT, version: INDEX_SNAPSHOT_VERSION, byteOrder: BYTE_ORDER });
 }
 
-export function fileLine(path: string, stat: FileStat): string {
-  return JSON.stringify(['f', path, encodeStat(stat)]);
-}
-
 /** Strings already written to a snapshot, by number; new ones wait in `fresh` for their "s" line. */
 export class StringTable {
   private readonly numbers = new Map<string, number>();
@@ -123,37 +116,6 @@ export class StringTable {
     this.fresh = [];
     return fresh;
   }
-
-  /** The "s" line for strings numbered since the last take, or null. */
-  takeLine(): string | null {
-    return this.fresh.length === 0 ? null : JSON.stringify(['s', ...this.takeStrings()]);
-  }
-}
-
-/**
- * The lines for one note: its "s" line first when it brought new strings.
- * `rest`: `restText` of its facts, or the text a snapshot held (never
- * decoded since). Its links' integers go to `nums`, their strings' numbers
- * to `linkStrings`.
- */
-export function noteLines(path: string, stat: FileStat, head: NoteHead, rest: string, table: StringTable, nums: NumsSink, linkStrings: StringSinks, derived: string, claimedAt?: number): string[] {
-  // The derived id (a SHA-256 of the path) is stored: hashing 10k paths again took 30-80 ms of a warm start.
-  const record: unknown[] = [
-    'n',
-    path,
-    encodeStat(stat),
-    claimedAt ?? null,
-    derived,
-    head.id,
-    head.aliases,
-    head.tags.map((t) => table.ref(t)),
-    head.blockIds,
-    head.taskBlockIds,
-    head.links.toColumns((s) => table.ref(s), nums, linkStrings),
-  ];
-  const line = JSON.stringify(record) + '\t' + rest;
-  const strings = table.takeLine();
-  return strings === null ? [line] : [strings, line];
 }
 
 export function blockIdsOf(blocks: readonly BlockAnchor[]): readonly string[] {
@@ -225,37 +187,130 @@ export function decodeRest(path: string, note: SnapshotNote): IndexedFacts {
   return factsOf(path, parseLine(restOf(note)), note, []);
 }
 
-/** The bytes that end a snapshot: padding, the links' integers, their strings' numbers, their resolutions and the three counts. */
-export function snapshotTail(textBytes: number, nums: Int32Array, strings: StringColumns, resolutions: Int32Array | null): Uint8Array {
-  const pad = (4 - (textBytes % 4)) % 4;
-  const res = resolutions ?? new Int32Array(0);
-  const ints = new Int32Array(nums.length + strings.targets.length + strings.extras.length + res.length + 3);
-  let at = 0;
-  for (const part of [nums, strings.targets, strings.extras, res]) {
-    ints.set(part, at);
-    at += part.length;
-  }
-  ints[at] = nums.length;
-  ints[at + 1] = strings.extras.length;
-  ints[at + 2] = res.length;
-  const out = new Uint8Array(pad + ints.byteLength);
-  out.fill(10, 0, pad);
-  out.set(new Uint8Array(ints.buffer), pad);
-  return out;
-}
-
-/** A snapshot split into its text and its integers; throws IndexSnapshotError when it is not one this build wrote. */
-export interface SnapshotParts {
-  /** The text's bytes (a copy: notes keep it until their facts are read, and a view would keep the whole file). */
-  bytes: Buffer;
+/** The columns of a snapshot: everything but its text (the header and the notes' rests). */
+export interface SnapshotColumns {
+  strings: readonly string[];
+  files: number;
+  notes: number;
+  /** STAT_WIDTH a row. */
+  floats: Float64Array;
+  /** ROW a row. */
+  rows: Int32Array;
+  /** String numbers that rows name by range. */
+  refs: Int32Array;
   /** The links' integers (LinkTable columns). */
   nums: Int32Array;
-  /** The links' strings as numbers into the string table: targets (one a link) and extras (-1: none). */
-  strings: StringColumns;
+  /** The links' strings as string numbers: targets (one a link) and extras (-1: none). */
+  linkStrings: StringColumns;
   /** Per link (by its first integer's offset / 5): the number of the path it resolves to, or -1; null when not stored. */
   resolutions: Int32Array | null;
 }
 
+/** A snapshot split into its text and its columns (`splitSnapshot`). */
+export interface SnapshotParts extends SnapshotColumns {
+  /** The text's bytes (a copy: notes keep it until their facts are read, and a view would keep the whole file). */
+  bytes: Buffer;
+}
+
+/** Numbers per row in `floats`. */
+const STAT_WIDTH = 5;
+/**
+ * Integers per row in `rows`: path, etag, derived id (-1 for a file),
+ * frontmatter id (-1: none) as string numbers; aliases, tags, block ids
+ * and task block ids as [start, count] ranges of `refs`; the links' first
+ * integer and count, their extras' start (-1: none) and length; the rest's
+ * byte range in the text. A file uses the first two.
+ */
+const ROW = 18;
+const COUNTS = 9;
+
+/**
+ * Collects a snapshot's columns while its text is written (HomeIndex's
+ * snapshot writer): files first, then notes, each as its line is produced,
+ * so that a row and its rest are taken from the index at the same moment.
+ */
+export class SnapshotBuilder {
+  private readonly table = new StringTable();
+  private readonly floats: number[] = [];
+  private readonly rows: number[] = [];
+  private readonly refs: number[] = [];
+  private readonly nums = new NumsSink();
+  private readonly linkStrings = { targets: new NumsSink(), extras: new NumsSink() };
+  private files = 0;
+  private notes = 0;
+
+  file(path: string, stat: FileStat): void {
+    if (this.notes > 0) throw new Error('snapshot: a file after a note');
+    this.files++;
+    this.stat(stat, undefined);
+    this.rows.push(this.ref(path), this.ref(stat.etag));
+    for (let i = 2; i < ROW; i++) this.rows.push(0);
+  }
+
+  /** A note whose rest is at bytes [restStart, restEnd) of the text. */
+  note(path: string, stat: FileStat, head: NoteHead, derived: string, claimedAt: number | undefined, restStart: number, restEnd: number): void {
+    this.notes++;
+    this.stat(stat, claimedAt);
+    const links = head.links.toColumns((s) => this.table.ref(s), this.nums, this.linkStrings) as [number, number, null, [number, number] | null];
+    this.rows.push(this.ref(path), this.ref(stat.etag), this.ref(derived), head.id === null ? -1 : this.ref(head.id));
+    this.range(head.aliases);
+    this.range(head.tags);
+    this.range(head.blockIds);
+    this.range(head.taskBlockIds);
+    this.rows.push(links[0], links[1], links[3]?.[0] ?? -1, links[3]?.[1] ?? 0, restStart, restEnd);
+  }
+
+  /** The bytes that follow a text of `textBytes` bytes: the strings, the padding and the columns. */
+  tail(textBytes: number, resolutions: Int32Array | null): Uint8Array {
+    return snapshotTail(textBytes, {
+      strings: this.table.takeStrings(),
+      files: this.files,
+      notes: this.notes,
+      floats: Float64Array.from(this.floats),
+      rows: Int32Array.from(this.rows),
+      refs: Int32Array.from(this.refs),
+      nums: this.nums.take(),
+      linkStrings: { targets: this.linkStrings.targets.take(), extras: this.linkStrings.extras.take() },
+      resolutions,
+    });
+  }
+
+  private ref(s: string): number {
+    return this.table.ref(s)!;
+  }
+
+  private stat(s: FileStat, claimedAt: number | undefined): void {
+    this.floats.push(s.size, s.mtimeMs, s.ctimeMs ?? NaN, s.birthtimeMs ?? NaN, claimedAt ?? NaN);
+  }
+
+  private range(strings: readonly string[]): void {
+    this.rows.push(this.refs.length, strings.length);
+    for (const s of strings) this.refs.push(this.ref(s));
+  }
+}
+
+/** The bytes that end a snapshot whose text is `textBytes` long (`splitSnapshot` is the inverse). */
+export function snapshotTail(textBytes: number, c: SnapshotColumns): Uint8Array {
+  const strings = Buffer.from(JSON.stringify(c.strings));
+  const pad = (8 - ((textBytes + strings.length) % 8)) % 8;
+  const lengths = new Int32Array(c.strings.length);
+  let sum = 0;
+  for (let i = 0; i < lengths.length; i++) lengths[i] = sum += c.strings[i]!.length;
+  const res = c.resolutions ?? new Int32Array(0);
+  const counts = Int32Array.of(textBytes, strings.length, c.strings.length, c.files, c.notes, c.refs.length, c.nums.length, c.linkStrings.extras.length, res.length);
+  const parts = [lengths, c.rows, c.refs, c.nums, c.linkStrings.targets, c.linkStrings.extras, res, counts];
+  const out = new Uint8Array(strings.length + pad + c.floats.byteLength + parts.reduce((n, p) => n + p.byteLength, 0));
+  out.set(strings);
+  out.fill(10, strings.length, strings.length + pad);
+  let at = strings.length + pad;
+  for (const p of [c.floats, ...parts]) {
+    out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** A snapshot's text and columns; throws IndexSnapshotError when it is not one this build wrote. */
 export function splitSnapshot(data: Uint8Array): SnapshotParts {
   const nl = data.indexOf(10);
   const header = parseLine(Buffer.from(data.buffer, data.byteOffset, nl < 0 ? data.length : nl).toString('utf8')) as Record<string, unknown> | null;
@@ -268,86 +323,110 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
       `Index snapshot version ${String(header['version'])} is not ${INDEX_SNAPSHOT_VERSION}; rebuild the index`,
     );
   }
-  // A data folder copied to a machine of the other byte order: its integers would read as other numbers.
+  // A data folder copied to a machine of the other byte order: its numbers would read as other numbers.
   if (header['byteOrder'] !== BYTE_ORDER) {
     throw new IndexSnapshotError('index_snapshot_byte_order', `Index snapshot byte order ${String(header['byteOrder'])} is not this machine's (${BYTE_ORDER}); rebuild the index`);
   }
-  if (data.length < nl + 1 + 12) throw malformed();
-  const view = new DataView(data.buffer, data.byteOffset, data.length);
-  const numCount = view.getUint32(data.length - 12, NATIVE_LE);
-  const extraCount = view.getUint32(data.length - 8, NATIVE_LE);
-  const resCount = view.getUint32(data.length - 4, NATIVE_LE);
-  if (numCount % LINK_INTS !== 0 || (resCount !== 0 && resCount * LINK_INTS !== numCount)) throw malformed();
-  const linkCount = numCount / LINK_INTS;
-  const intCount = numCount + linkCount + extraCount + resCount;
-  const textBytes = data.length - 12 - intCount * 4;
-  if (textBytes <= nl || textBytes % 4 !== 0) throw malformed();
-  const at = data.byteOffset + textBytes;
-  // A view when aligned (a file read whole is), a copy otherwise.
-  const ints = at % 4 === 0 ? new Int32Array(data.buffer, at, intCount) : new Int32Array(data.slice(textBytes, textBytes + intCount * 4).buffer);
-  const bytes = Buffer.from(data.subarray(0, textBytes));
+  if (data.length < nl + 1 + COUNTS * 4 || data.length % 4 !== 0) throw malformed('its length');
+  // Aligned for the typed arrays below: a file read whole is (its own buffer), anything else is copied once.
+  const whole = data.byteOffset % 8 === 0 ? data : new Uint8Array(data);
+  const counts = new Int32Array(whole.buffer, whole.byteOffset + whole.length - COUNTS * 4, COUNTS);
+  const [textBytes, stringBytes, stringCount, files, notes, refCount, numCount, extraCount, resCount] = counts as unknown as number[];
+  if (counts.some((n) => n < 0) || numCount! % LINK_INTS !== 0 || (resCount !== 0 && resCount! * LINK_INTS !== numCount)) throw malformed('its counts');
+  const rowCount = files! + notes!;
+  const linkCount = numCount! / LINK_INTS;
+  const floatsAt = textBytes! + stringBytes!;
+  const floatsAt8 = floatsAt + ((8 - (floatsAt % 8)) % 8);
+  const intsAt = floatsAt8 + rowCount * STAT_WIDTH * 8;
+  const intCount = stringCount! + rowCount * ROW + refCount! + numCount! + linkCount + extraCount! + resCount! + COUNTS;
+  if (textBytes! <= nl || intsAt + intCount * 4 !== whole.length) throw malformed('its counts');
+  const ints = new Int32Array(whole.buffer, whole.byteOffset + intsAt, intCount);
+  let at = 0;
+  const take = (n: number) => ints.subarray(at, (at += n));
+  const lengths = take(stringCount!);
+  const strings = parseLine(Buffer.from(whole.buffer, whole.byteOffset + textBytes!, stringBytes!).toString('utf8'));
+  if (!Array.isArray(strings) || strings.length !== stringCount) throw malformed('its strings');
+  for (let i = 0, sum = 0; i < strings.length; i++) {
+    const s: unknown = strings[i];
+    if (typeof s !== 'string' || lengths[i] !== (sum += s.length)) throw malformed('its strings');
+  }
   return {
-    bytes,
+    bytes: Buffer.from(whole.subarray(0, textBytes)),
+    strings: strings as string[],
+    files: files!,
+    notes: notes!,
+    floats: new Float64Array(whole.buffer, whole.byteOffset + floatsAt8, rowCount * STAT_WIDTH),
+    rows: take(rowCount * ROW),
+    refs: take(refCount!),
     // A copy: the notes' link tables keep views of it for good, and a view would keep the whole file's bytes.
-    nums: ints.slice(0, numCount),
-    strings: { targets: ints.subarray(numCount, numCount + linkCount), extras: ints.subarray(numCount + linkCount, numCount + linkCount + extraCount) },
-    resolutions: resCount === 0 ? null : ints.subarray(numCount + linkCount + extraCount),
+    nums: take(numCount!).slice(),
+    linkStrings: { targets: take(linkCount), extras: take(extraCount!) },
+    resolutions: resCount === 0 ? null : take(resCount!),
   };
 }
 
-/** The records of a snapshot's text (`splitSnapshot`), checked; throws IndexSnapshotError on a malformed one. */
+/** The records of a snapshot (`splitSnapshot`), checked; throws IndexSnapshotError on a malformed one. */
 export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
-  const { bytes, nums, strings: linkStrings } = parts;
-  let at = bytes.indexOf(10);
-  const strings: string[] = [];
-  let tab = bytes.indexOf(9);
-  while (at >= 0 && at < bytes.length - 1) {
-    const next = bytes.indexOf(10, at + 1);
-    const end = next < 0 ? bytes.length : next;
-    if (tab >= 0 && tab <= at) tab = bytes.indexOf(9, at + 1);
-    const split = tab >= 0 && tab < end;
-    const start = at + 1;
-    at = next;
-    if (start === end) continue;
-    const line = bytes.toString('utf8', start, split ? tab : end);
-    const r = parseLine(line);
-    if (!Array.isArray(r) || typeof r[1] !== 'string' || (r[0] !== 'n') === split) throw malformed();
-    if (r[0] === 's') {
-      for (let i = 1; i < r.length; i++) strings.push(r[i] as string);
+  const { bytes, strings, floats, rows, refs, nums, linkStrings } = parts;
+  const str = (n: number, what: string): string => {
+    const s = strings[n];
+    if (s === undefined) throw malformed(what);
+    return s;
+  };
+  const list = (start: number, count: number, what: string): string[] => {
+    if (!(start >= 0 && count >= 0 && start + count <= refs.length)) throw malformed(what);
+    const out = new Array<string>(count);
+    for (let i = 0; i < count; i++) out[i] = str(refs[start + i]!, what);
+    return out;
+  };
+  const textStart = bytes.indexOf(10) + 1;
+  for (let row = 0; row < parts.files + parts.notes; row++) {
+    const o = row * ROW;
+    const f = row * STAT_WIDTH;
+    const stat: FileStat = { size: floats[f]!, mtimeMs: floats[f + 1]!, etag: str(rows[o + 1]!, 'an etag') };
+    const ctime = floats[f + 2]!;
+    const birth = floats[f + 3]!;
+    if (ctime === ctime) stat.ctimeMs = ctime;
+    if (birth === birth) stat.birthtimeMs = birth;
+    const path = str(rows[o]!, 'a path');
+    if (row < parts.files) {
+      yield { kind: 'file', path, stat };
       continue;
     }
-    const stat = decodeStat(r[2]);
-    if (r[0] === 'f' && r.length === 3) {
-      yield { kind: 'file', path: r[1], stat };
-      continue;
-    }
-    if (r[0] !== 'n' || r.length !== 11) throw malformed();
-    const [, path, , claimedAt, derived, id, aliases, tagRefs, blockIds, taskBlockIds, ls] = r as unknown[];
-    if ((claimedAt !== null && typeof claimedAt !== 'number') || typeof derived !== 'string' || !DERIVED_ID.test(derived)) throw malformed();
-    if ((id !== null && typeof id !== 'string') || !isStrings(aliases) || !Array.isArray(tagRefs) || !isStrings(blockIds) || !isStrings(taskBlockIds)) throw malformed();
+    const derived = str(rows[o + 2]!, 'a derived id');
+    if (!DERIVED_ID.test(derived)) throw malformed('a derived id');
+    const id = rows[o + 3] === -1 ? null : str(rows[o + 3]!, 'an id');
+    const start = rows[o + 16]!;
+    const end = rows[o + 17]!;
     // Only the rest's brackets are checked now; its JSON is parsed when the note's facts are first read.
-    if (end - tab < 3 || bytes[tab + 1] !== 91 || bytes[end - 1] !== 93) throw malformed();
-    const tags = tagRefs.map((n) => {
-      const s = strings[n as number];
-      if (typeof n !== 'number' || s === undefined) throw malformed();
-      return s;
-    });
+    if (!(start >= textStart && end - start >= 2 && end <= bytes.length && bytes[start] === 91 && bytes[end - 1] === 93)) throw malformed('a note\'s rest');
     let links: LinkTable;
     try {
-      links = LinkTable.fromColumns(ls, nums, strings, linkStrings);
+      links = LinkTable.fromRow(rows[o + 12]!, rows[o + 13]!, rows[o + 14]!, rows[o + 15]!, nums, strings, linkStrings);
     } catch (e) {
-      if (e instanceof TypeError) throw malformed();
+      if (e instanceof TypeError) throw malformed('a link');
       throw e;
     }
-    const note: SnapshotNote = { id, aliases, tags, blockIds: blockIds.length === 0 ? NONE : blockIds, taskBlockIds: taskBlockIds.length === 0 ? NONE : taskBlockIds, links, bytes, start: tab + 1, end };
+    const blockIds = list(rows[o + 8]!, rows[o + 9]!, 'a block id');
+    const taskBlockIds = list(rows[o + 10]!, rows[o + 11]!, 'a block id');
+    const note: SnapshotNote = {
+      id,
+      aliases: list(rows[o + 4]!, rows[o + 5]!, 'an alias'),
+      tags: list(rows[o + 6]!, rows[o + 7]!, 'a tag'),
+      blockIds: blockIds.length === 0 ? NONE : blockIds,
+      taskBlockIds: taskBlockIds.length === 0 ? NONE : taskBlockIds,
+      links,
+      bytes,
+      start,
+      end,
+    };
+    const claimedAt = floats[f + 4]!;
     // Where this note's links start among all links (their resolutions are in that order).
-    const linkAt = ((ls as unknown[])[0] as number) / LINK_INTS;
-    if (claimedAt !== null) yield { kind: 'note', path: path as string, stat, note, claimedAt: claimedAt as number, linkAt, derived };
-    else yield { kind: 'note', path: path as string, stat, note, linkAt, derived };
+    const linkAt = rows[o + 12]! / LINK_INTS;
+    if (claimedAt === claimedAt) yield { kind: 'note', path, stat, note, claimedAt, linkAt, derived };
+    else yield { kind: 'note', path, stat, note, linkAt, derived };
   }
 }
-
-const isStrings = (x: unknown): x is string[] => Array.isArray(x) && x.every((s) => typeof s === 'string');
 
 function parseLine(line: string): unknown {
   try {
@@ -357,20 +436,8 @@ function parseLine(line: string): unknown {
   }
 }
 
-function malformed(): IndexSnapshotError {
-  return new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot has a malformed record');
-}
-
-function encodeStat(s: FileStat): unknown[] {
-  return [s.size, s.mtimeMs, s.etag, s.ctimeMs ?? null, s.birthtimeMs ?? null];
-}
-
-function decodeStat(x: unknown): FileStat {
-  if (!Array.isArray(x) || typeof x[0] !== 'number' || typeof x[1] !== 'number' || typeof x[2] !== 'string') throw malformed();
-  const s: FileStat = { size: x[0], mtimeMs: x[1], etag: x[2] };
-  if (typeof x[3] === 'number') s.ctimeMs = x[3];
-  if (typeof x[4] === 'number') s.birthtimeMs = x[4];
-  return s;
+function malformed(what?: string): IndexSnapshotError {
+  return new IndexSnapshotError('index_snapshot_invalid', what === undefined ? 'Index snapshot has a malformed record' : `Index snapshot has a malformed record: ${what}`);
 }
 
 const TASK_WIDTH = 7;

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
-import { decodeFacts, encodeFacts, snapshotTail, splitSnapshot, StringTable } from '../../src/index/snapshot.js';
+import { decodeFacts, encodeFacts, snapshotTail, splitSnapshot, StringTable, type SnapshotParts } from '../../src/index/snapshot.js';
 import { NumsSink } from '../../src/index/link-table.js';
 import { extractFacts } from '../../src/markdown/extract.js';
 import { generateVault } from '../helpers/generate-vault.js';
@@ -23,11 +23,64 @@ function sample(): HomeIndex {
   return idx;
 }
 
-/** The snapshot with its text changed by `f` (its integers kept, the byte counts made right). */
-function withText(snap: Buffer, f: (text: string) => string): Buffer {
-  const parts = splitSnapshot(snap);
-  const text = f(parts.bytes.toString());
-  return Buffer.concat([Buffer.from(text), snapshotTail(Buffer.byteLength(text), parts.nums, parts.strings, parts.resolutions)]);
+/** A snapshot's parts as plain values, to change in a test. */
+interface Editable {
+  text: string;
+  strings: string[];
+  files: number;
+  notes: number;
+  floats: number[];
+  rows: number[];
+  refs: number[];
+  nums: number[];
+  targets: number[];
+  extras: number[];
+  resolutions: number[] | null;
+}
+
+/** The snapshot with its parts changed by `f`, written again (the counts made right). */
+function edited(snap: Buffer, f: (p: Editable) => void): Buffer {
+  const parts: SnapshotParts = splitSnapshot(snap);
+  const p: Editable = {
+    text: parts.bytes.toString(),
+    strings: [...parts.strings],
+    files: parts.files,
+    notes: parts.notes,
+    floats: [...parts.floats],
+    rows: [...parts.rows],
+    refs: [...parts.refs],
+    nums: [...parts.nums],
+    targets: [...parts.linkStrings.targets],
+    extras: [...parts.linkStrings.extras],
+    resolutions: parts.resolutions && [...parts.resolutions],
+  };
+  f(p);
+  const tail = snapshotTail(Buffer.byteLength(p.text), {
+    strings: p.strings,
+    files: p.files,
+    notes: p.notes,
+    floats: Float64Array.from(p.floats),
+    rows: Int32Array.from(p.rows),
+    refs: Int32Array.from(p.refs),
+    nums: Int32Array.from(p.nums),
+    linkStrings: { targets: Int32Array.from(p.targets), extras: Int32Array.from(p.extras) },
+    resolutions: p.resolutions && Int32Array.from(p.resolutions),
+  });
+  return Buffer.concat([Buffer.from(p.text), tail]);
+}
+
+/** Adds a note row (no links, no resolutions then) with `rest` as its rest; `row` changes its integers (18, snapshot.ts ROW). */
+function addRow(p: Editable, opts: { path?: string; rest?: string; derived?: string; row?: (r: number[]) => void } = {}): void {
+  const str = (s: string) => p.strings.push(s) - 1;
+  const start = Buffer.byteLength(p.text);
+  const rest = opts.rest ?? '[null,null,null,"z","filename",[],[],[],[],0]';
+  p.text += rest + '\n';
+  const row = [str(opts.path ?? 'z.md'), str('e'), str(opts.derived ?? 'p0123456789abcdef'), -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, start, start + Buffer.byteLength(rest)];
+  opts.row?.(row);
+  p.rows.push(...row);
+  p.floats.push(1, 2, NaN, NaN, NaN);
+  p.notes++;
+  p.resolutions = null;
 }
 
 function queries(idx: HomeIndex) {
@@ -53,7 +106,9 @@ describe('snapshot', () => {
     const parts = splitSnapshot(snap);
     const lines = parts.bytes.toString().trimEnd().split('\n');
     expect(JSON.parse(lines[0]!)).toEqual({ format: 'quire-home-index', version: INDEX_SNAPSHOT_VERSION, byteOrder: os.endianness() });
-    expect(lines.filter((l) => !l.startsWith('["s"'))).toHaveLength(1 + idx.noteCount + idx.fileCount);
+    // A line per note (its rest); each file and note a row.
+    expect(lines).toHaveLength(1 + idx.noteCount);
+    expect([parts.files, parts.notes]).toEqual([idx.fileCount, idx.noteCount]);
     // The queries above resolved every link: the resolutions are stored, one per link.
     expect(parts.resolutions!.length * 5).toBe(parts.nums.length);
     const back = HomeIndex.fromSnapshot(snap, { mode: 'lazy' });
@@ -76,7 +131,7 @@ describe('snapshot', () => {
       const nums = new NumsSink();
       const sinks = { targets: new NumsSink(), extras: new NumsSink() };
       const encoded = JSON.stringify(encodeFacts(facts, table, { nums, strings: sinks }));
-      const strings = JSON.parse(table.takeLine() ?? '["s"]').slice(1) as string[];
+      const strings = table.takeStrings();
       const back = decodeFacts(path, JSON.parse(encoded), strings, { nums: nums.take(), strings: { targets: sinks.targets.take(), extras: sinks.extras.take() } });
       expect({ ...back, links: back.links.toArray() }).toEqual(facts);
       expect(JSON.stringify(back)).toBe(JSON.stringify(facts));
@@ -132,49 +187,53 @@ describe('snapshot', () => {
     expect(splitSnapshot(idx.toSnapshot()).resolutions).toBeNull();
   });
 
-  const text = (f: (s: string) => string) => (snap: Buffer) => withText(snap, f);
   const bytes = (f: (s: string) => string) => (snap: Buffer) => Buffer.from(f(snap.toString('latin1')), 'latin1');
-  const rest = '[null,null,null,"z","filename",[],[],[],[],0]';
-  const note = (links: string, r = rest) => `["n","z.md",[1,2,"e",null,null],null,"p0123456789abcdef",null,[],[],[],[],${links}]\t${r}\n`;
-  it('reads a note line of its own shape (the one the cases below break)', () => {
+  const edit = (f: (p: Editable) => void) => (snap: Buffer) => edited(snap, f);
+  const row = (f: (r: number[]) => void) => edit((p) => addRow(p, { row: f }));
+  it('reads a note row of its own shape (the one the cases below break)', () => {
     const idx = sample();
     idx.flush();
-    const back = HomeIndex.fromSnapshot(text((s) => s + note('[0,0,null,null]'))(idx.toSnapshot()), { mode: 'lazy' });
+    const back = HomeIndex.fromSnapshot(edit((p) => addRow(p))(idx.toSnapshot()), { mode: 'lazy' });
     expect(back.noteByPath('z.md')!.id).toBe('p0123456789abcdef');
     expect(back.noteByPath('z.md')!.title).toBe('z');
   });
 
-  it('checks the rest of a note line only when it is first read, and throws IndexSnapshotError then', () => {
+  it('checks the rest of a note only when it is first read, and throws IndexSnapshotError then', () => {
     const idx = sample();
     idx.flush();
-    const back = HomeIndex.fromSnapshot(text((s) => s + note('[0,0,null,null]', '[1,2]'))(idx.toSnapshot()), { mode: 'lazy' });
+    const back = HomeIndex.fromSnapshot(edit((p) => addRow(p, { rest: '[1,2]' }))(idx.toSnapshot()), { mode: 'lazy' });
     expect(back.noteByPath('z.md')!.path).toBe('z.md');
     expect(() => back.noteByPath('z.md')!.title).toThrow(IndexSnapshotError);
   });
 
   it.each([
     ['an unknown version', bytes((s) => s.replace(/"version":\d+/, '"version":999')), 'index_snapshot_version'],
-    ['the previous version (facts in one tuple)', () => Buffer.from(`{"format":"quire-home-index","version":${INDEX_SNAPSHOT_VERSION - 1},"byteOrder":"LE"}\n["f","a.png",[1,2,"",null,null]]\n`), 'index_snapshot_version'],
+    ['the previous version (a JSON head per note line)', () => Buffer.from(`{"format":"quire-home-index","version":${INDEX_SNAPSHOT_VERSION - 1},"byteOrder":"LE"}\n["f","a.png",[1,2,"",null,null]]\n`), 'index_snapshot_version'],
     ['another format', bytes((s) => s.replace('quire-home-index', 'x')), 'index_snapshot_invalid'],
     ['the other byte order (a data folder copied across machines)', bytes((s) => s.replace(/"byteOrder":"(LE|BE)"/, (_m, o) => `"byteOrder":"${o === 'LE' ? 'BE' : 'LE'}"`)), 'index_snapshot_byte_order'],
-    ['a malformed note', text((s) => s + '["n","a.md",[1,2,"e",null,null],[1,2],null,"p0123456789abcdef"]\n'), 'index_snapshot_invalid'],
-    ['a note of the previous shape (facts in one tuple)', text((s) => s + `["n","z.md",[1,2,"e",null,null],[null,null,null,"z","filename",null,[],[],[],[],[],[],[0,0,null,null],[],0],null,"p0123456789abcdef"]\n`), 'index_snapshot_invalid'],
-    ['a note without its rest', text((s) => s + note('[0,0,null,null]').replace(/\t.*/, '')), 'index_snapshot_invalid'],
-    ['a note whose rest is not an array', text((s) => s + note('[0,0,null,null]', '{}')), 'index_snapshot_invalid'],
-    ['a file line with a rest', text((s) => s + '["f","b.png",[1,2,"",null,null]]\t[]\n'), 'index_snapshot_invalid'],
-    ['a tag number out of range', text((s) => s + note('[0,0,null,null]').replace(',[],[],[],[0,0', ',[],[99999],[],[],[0,0')), 'index_snapshot_invalid'],
-    ['a path named twice', text((s) => s + note('[0,0,null,null]') + note('[0,0,null,null]')), 'index_snapshot_invalid'],
-    ['a malformed derived id', text((s) => s + note('[0,0,null,null]').replace('"p0123456789abcdef"', '"x"')), 'index_snapshot_invalid'],
-    ['a target number out of range', (snap: Buffer) => corruptTarget(snap, 99999), 'index_snapshot_invalid'],
-    ['a target in the text (not this format)', text((s) => s + note('[0,1,[0],null]')), 'index_snapshot_invalid'],
-    ['links beyond the integers', text((s) => s + note('[99999990,1,null,null]')), 'index_snapshot_invalid'],
-    ['links not on a link boundary', text((s) => s + note('[3,1,null,null]')), 'index_snapshot_invalid'],
-    ['extras beyond the integers', text((s) => s + note('[0,1,null,[99999990,3]]')), 'index_snapshot_invalid'],
-    ['extras in the text (not this format)', text((s) => s + note('[0,1,null,[null,null,null]]')), 'index_snapshot_invalid'],
-    ['a truncated line', text((s) => s.slice(0, s.length - 40)), 'index_snapshot_invalid'],
-    ['a truncated file', (snap: Buffer) => snap.subarray(0, snap.length - 3), 'index_snapshot_invalid'],
-    ['a resolution out of range', (snap: Buffer) => corruptResolution(snap, 1e6), 'index_snapshot_invalid'],
-    ['a resolution below -1', (snap: Buffer) => corruptResolution(snap, -7), 'index_snapshot_invalid'],
+    ['an etag number out of range', row((r) => (r[1] = 99999)), 'index_snapshot_invalid'],
+    ['an id number out of range', row((r) => (r[3] = 99999)), 'index_snapshot_invalid'],
+    ['counts that do not match the file', edit((p) => p.notes++), 'index_snapshot_invalid'],
+    ['a note without its rest', row((r) => (r[17] = r[16]!)), 'index_snapshot_invalid'],
+    ['a rest beyond the text', row((r) => (r[17] = r[17]! + 1000)), 'index_snapshot_invalid'],
+    ['a rest in the header', row((r) => ((r[16] = 0), (r[17] = 2))), 'index_snapshot_invalid'],
+    ['a note whose rest is not an array', edit((p) => addRow(p, { rest: '{}' })), 'index_snapshot_invalid'],
+    ['a tag number out of range', edit((p) => (addRow(p, { row: (r) => ((r[6] = p.refs.length), (r[7] = 1)) }), p.refs.push(99999))), 'index_snapshot_invalid'],
+    ['aliases beyond the string numbers', row((r) => ((r[4] = 0), (r[5] = 99999))), 'index_snapshot_invalid'],
+    ['a negative range', row((r) => ((r[8] = -1), (r[9] = 1))), 'index_snapshot_invalid'],
+    ['a path named twice', edit((p) => (addRow(p), addRow(p))), 'index_snapshot_invalid'],
+    ['a malformed derived id', edit((p) => addRow(p, { derived: 'x' })), 'index_snapshot_invalid'],
+    ['a target number out of range', edit((p) => (p.targets[0] = 99999)), 'index_snapshot_invalid'],
+    ['links beyond the integers', row((r) => ((r[12] = 99999990), (r[13] = 1))), 'index_snapshot_invalid'],
+    ['links not on a link boundary', row((r) => ((r[12] = 3), (r[13] = 1))), 'index_snapshot_invalid'],
+    ['a negative link count', row((r) => ((r[12] = 0), (r[13] = -1))), 'index_snapshot_invalid'],
+    ['extras beyond the integers', row((r) => ((r[13] = 1), (r[14] = 99999990), (r[15] = 3))), 'index_snapshot_invalid'],
+    ['extras not a whole slot', row((r) => ((r[13] = 1), (r[14] = 0), (r[15] = 2))), 'index_snapshot_invalid'],
+    ['strings whose lengths are not those written', bytes((s) => s.replaceAll('caf\u00c3\u00a9', 'cafxx')), 'index_snapshot_invalid'],
+    ['a truncated text', edit((p) => (p.text = p.text.slice(0, p.text.length - 40))), 'index_snapshot_invalid'],
+    ['a truncated file', (snap: Buffer) => snap.subarray(0, snap.length - 4), 'index_snapshot_invalid'],
+    ['a resolution out of range', edit((p) => (p.resolutions![p.resolutions!.findIndex((r) => r >= 0)] = 1e6)), 'index_snapshot_invalid'],
+    ['a resolution below -1', edit((p) => (p.resolutions![p.resolutions!.findIndex((r) => r >= 0)] = -7)), 'index_snapshot_invalid'],
     ['not a snapshot', () => Buffer.from('null'), 'index_snapshot_invalid'],
   ])('throws IndexSnapshotError on %s', (_name, mutate, reason) => {
     const idx = sample();
@@ -190,23 +249,6 @@ describe('snapshot', () => {
     expect((err as IndexSnapshotError).details).toEqual({ reason });
   });
 });
-
-/** The snapshot with its first link's target number set to `n`. */
-function corruptTarget(snap: Buffer, n: number): Buffer {
-  const parts = splitSnapshot(snap);
-  const targets = Int32Array.from(parts.strings.targets);
-  targets[0] = n;
-  const strings = { ...parts.strings, targets };
-  return Buffer.concat([parts.bytes, snapshotTail(parts.bytes.length, parts.nums, strings, parts.resolutions)]);
-}
-
-/** The snapshot with its first resolution that names a path set to `n`. */
-function corruptResolution(snap: Buffer, n: number): Buffer {
-  const parts = splitSnapshot(snap);
-  const res = Int32Array.from(parts.resolutions!);
-  res[res.findIndex((r) => r >= 0)] = n;
-  return Buffer.concat([parts.bytes, snapshotTail(parts.bytes.length, parts.nums, parts.strings, res)]);
-}
 
 /**
  * A warm start: an index restored from a snapshot (its links' resolutions

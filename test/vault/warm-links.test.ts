@@ -95,7 +95,7 @@ describe('warm start: stored link resolutions', () => {
 
     // A snapshot written without them (as an older build or a save during a burst of writes left it).
     const parts = splitSnapshot(fs.readFileSync(cacheFile));
-    fs.writeFileSync(cacheFile, Buffer.concat([parts.bytes, snapshotTail(parts.bytes.length, parts.nums, parts.strings, null)]));
+    fs.writeFileSync(cacheFile, Buffer.concat([parts.bytes, snapshotTail(parts.bytes.length, { ...parts, resolutions: null })]));
     const again = new Vault({ root, cacheFile, watch: false, scanThreads: 1 });
     await again.ready;
     await again.close();
