@@ -18,7 +18,7 @@ if (!fs.existsSync(path.join(dist, '.built'))) {
 }
 const argv = process.argv.slice(2);
 const full = () => import(path.join(dist, 'bundle/main.js'));
-// The native thin client (bin/quire runs it first) has asked the daemon already, or found none: not twice.
+// The native thin client (bin/quire runs it first) asked the daemon, which left the call: not twice.
 const asked = process.env.QUIRE_THIN_ASKED === '1';
 delete process.env.QUIRE_THIN_ASKED;
 if (argv.includes('--vault') && !asked) require(path.join(dist, 'surfaces/cli/thin.cjs')).runThin(argv).then((done) => done || full());

@@ -12,8 +12,10 @@
  * daemon leaving the call to the full command line, a path or argument
  * that is not UTF-8, an odd environment) it hands to `node bin/quire.js`
  * with the same arguments, having sent nothing or having been told the
- * daemon did nothing; QUIRE_THIN_ASKED=1 tells bin/quire.js not to ask the
- * daemon again. Which commands a daemon answers is the daemon's rule (it
+ * daemon did nothing. When the daemon was asked, QUIRE_THIN_ASKED=1 tells
+ * bin/quire.js not to ask it again; when nothing was sent, the Node thin
+ * client runs as if launched directly (it finds no daemon either, at the
+ * cost of a failed connect). Which commands a daemon answers is the daemon's rule (it
  * answers `fallback` to the others); this file only needs a first argument
  * that is a command and a `--vault DIR`.
  *
@@ -78,10 +80,12 @@ static char *install_file(const char *rel) {
 }
 
 /*
- * The full command line with the same arguments: what the Node thin
- * client does when it returns false. Never returns.
+ * `node bin/quire.js` with the same arguments: what the Node thin client
+ * does when it returns false. `asked`: the daemon answered that it leaves
+ * the call (bin/quire.js then goes straight to the full command line).
+ * Never returns.
  */
-static void full_command_line(void) {
+static void full_command_line(int asked) {
   char *js = install_file("bin/quire.js");
   char **args = calloc((size_t)g_argc + 2, sizeof *args);
   if (!js || !args) {
@@ -91,8 +95,7 @@ static void full_command_line(void) {
   args[0] = "node";
   args[1] = js;
   for (int i = 1; i < g_argc; i++) args[i + 1] = g_argv[i];
-  /* The daemon was asked (or is not there): bin/quire.js goes straight to the full command line. */
-  setenv("QUIRE_THIN_ASKED", "1", 1);
+  if (asked) setenv("QUIRE_THIN_ASKED", "1", 1);
   execvp("node", args);
   fprintf(stderr, "quire: cannot run node: %s\n", strerror(errno));
   exit(127);
@@ -268,30 +271,30 @@ int main(int argc, char **argv) {
   g_argc = argc;
   g_argv = argv;
   /* thin.ts thinVault's shape: a command first, and the last `--vault` with its folder after it. */
-  if (argc < 2 || argv[1][0] == '-') full_command_line();
+  if (argc < 2 || argv[1][0] == '-') full_command_line(0);
   const char *off = getenv("QUIRE_DAEMON");
-  if (off && strcmp(off, "off") == 0) full_command_line();
+  if (off && strcmp(off, "off") == 0) full_command_line(0);
   int v = 0;
   for (int i = argc - 1; i > 1 && !v; i--)
     if (strcmp(argv[i], "--vault") == 0) v = i;
-  if (v == 0 || v + 1 >= argc) full_command_line();
+  if (v == 0 || v + 1 >= argc) full_command_line(0);
 
   char *vault = realpath(argv[v + 1], NULL);
   char *dir = runtime_dir();
   char *build = build_id();
   char *cwd = working_dir();
   const char *tz = getenv("TZ");
-  if (!vault || !dir || !build || !cwd || !is_utf8((unsigned char *)vault) || !is_utf8((unsigned char *)cwd)) full_command_line();
-  if (tz && !is_utf8((const unsigned char *)tz)) full_command_line();
+  if (!vault || !dir || !build || !cwd || !is_utf8((unsigned char *)vault) || !is_utf8((unsigned char *)cwd)) full_command_line(0);
+  if (tz && !is_utf8((const unsigned char *)tz)) full_command_line(0);
   for (int i = 1; i < argc; i++)
-    if (!is_utf8((unsigned char *)argv[i])) full_command_line();
+    if (!is_utf8((unsigned char *)argv[i])) full_command_line(0);
   buf sock = {0};
   char name[32];
   snprintf(name, sizeof name, "/%016llx.sock", (unsigned long long)fnv1a64(vault));
   buf_str(&sock, dir);
   buf_str(&sock, name);
   struct sockaddr_un addr;
-  if (sock.len > SOCKET_PATH_LIMIT || sock.len >= sizeof addr.sun_path) full_command_line();
+  if (sock.len > SOCKET_PATH_LIMIT || sock.len >= sizeof addr.sun_path) full_command_line(0);
 
   /* protocol.ts RunRequest, as thin.ts sends it, asking for frames. */
   buf req = {0};
@@ -313,11 +316,11 @@ int main(int argc, char **argv) {
   addr.sun_family = AF_UNIX;
   memcpy(addr.sun_path, sock.data, sock.len + 1);
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-  if (fd < 0) full_command_line();
+  if (fd < 0) full_command_line(0);
   /* Nobody answered on the socket (no daemon, a stale socket file): nothing was sent. */
   if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
     close(fd);
-    full_command_line();
+    full_command_line(0);
   }
 
   /* From here on the call may have been made: never again, whatever happens (thin.ts does the same). */
@@ -356,7 +359,7 @@ int main(int argc, char **argv) {
    * (a request it could not read, an error before running); thin.ts falls back on every `ok: false`.
    */
   if (in.data[0] == '{') {
-    if (strncmp(in.data, "{\"ok\":false", 11) == 0) full_command_line();
+    if (strncmp(in.data, "{\"ok\":false", 11) == 0) full_command_line(1);
     broken("The vault daemon answered in a form this client does not read");
   }
 
@@ -378,7 +381,7 @@ int main(int argc, char **argv) {
   if (p[0] == 'f') {
     if (has_arg("--verbose"))
       fprintf(stderr, "vault daemon: the running one left this call to the full command line (%.*s)\n", (int)be32(p + 1), (const char *)p + 5);
-    full_command_line();
+    full_command_line(1);
   }
   int code = 0;
   for (const unsigned char *q = p; q < end; q += 5 + be32(q + 1)) {
