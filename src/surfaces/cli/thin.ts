@@ -9,7 +9,8 @@
  * trip. Anything the daemon does not take (no daemon, a stale
  * socket, another build, a form its parser leaves to commander) returns
  * false, and the launcher runs the full command line (main.ts), which
- * starts or replaces the daemon (docs/cli.md, "Thin client"). When the
+ * replaces the daemon, or waits for the one this started when it found none
+ * (daemon/spawn.ts) (docs/cli.md, "Thin client"). When the
  * build made the native thin client (native/thin.c), the launcher bin/quire
  * runs that instead, which sends the same request without starting Node.
  */
@@ -46,19 +47,26 @@ export async function runThin(argv: readonly string[], env: NodeJS.ProcessEnv = 
   if (env.QUIRE_DAEMON === 'off') return false;
   const dir = thinVault(argv);
   if (dir === null) return false;
-  let socket: string;
+  let vault: string;
   try {
-    socket = daemonFiles(vaultRealPath(dir), env).socket;
+    vault = vaultRealPath(dir);
   } catch {
     return false; // no such folder: the full command line says so
   }
+  const files = daemonFiles(vault, env);
+  const socket = files.socket;
   if (Buffer.byteLength(socket) > SOCKET_PATH_LIMIT) return false;
   let reply: DaemonReply;
   try {
     reply = await request(socket, { op: 'run', build: buildId(), argv: [...argv], cwd: process.cwd(), tz: env.TZ ?? null });
   } catch (e) {
-    // Nobody answered on the socket (no daemon, a stale one): nothing was sent.
-    if (!(e as { connected?: boolean }).connected) return false;
+    // Nobody answered on the socket (no daemon, a stale one): nothing was sent. The daemon starts now, so that it
+    // opens the folder while the full command line loads; that one waits for it (client.ts).
+    if (!(e as { connected?: boolean }).connected) {
+      // Imported here: node:child_process is not loaded by a warm call.
+      (await import('../daemon/spawn.js')).startEarly(vault, files, (e as NodeJS.ErrnoException).code, env, argv.includes('--verbose'));
+      return false;
+    }
     // Gone mid-answer: a write may have happened, so the call is not made again.
     process.stderr.write(`quire: ${(e as Error).message}\n`);
     process.exitCode = 1;

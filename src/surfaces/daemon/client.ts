@@ -3,26 +3,17 @@
  * starting it when there is none (or only a stale socket left by a crash),
  * and send each action there. Loads no index, vault or area code.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ActionOutcome } from '../../actions/reply.js';
 import type { ActionDef } from '../../actions/types.js';
 import type { RawInput } from '../../actions/validate.js';
 import { AppError } from '../../core/errors.js';
-import { installFile } from '../../core/install.js';
 import type { Transport } from '../client/transport.js';
 import { daemonFiles, fromWire, request, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js';
 import { buildId, daemonRuntimeDir, SOCKET_PATH_LIMIT } from './socket-path.js';
+import { startDaemon, STARTED_ENV } from './spawn.js';
 
-const BIN = installFile('bin/quire.js');
-/**
- * The server's Node.js flags, the one list the launcher bin/quire also reads:
- * a daemon is long-running like `serve`, so it gets them however this client
- * was started (`quire`, which starts the client without flags, or `node bin/quire.js`).
- */
-const SERVER_NODE_FLAGS = installFile('bin/server-node-flags');
 /** How long a call waits for a daemon it started to take its socket (not to finish indexing: the call waits for that). */
 const START_TIMEOUT_MS = 15_000;
 
@@ -53,20 +44,6 @@ export class DaemonTransport implements Transport {
     }
     return fromWire(replyOrThrow(reply).outcome!);
   }
-}
-
-function startDaemon(vault: string, env: NodeJS.ProcessEnv, logFile: string): void {
-  fs.mkdirSync(path.dirname(logFile), { recursive: true, mode: 0o700 });
-  const log = fs.openSync(logFile, 'a');
-  const flags = fs.readFileSync(SERVER_NODE_FLAGS, 'utf8').trim().split(/\s+/);
-  const child = spawn(process.execPath, [...flags, fileURLToPath(BIN), 'daemon', 'run', '--vault', vault], {
-    detached: true,
-    stdio: ['ignore', log, log],
-    env,
-    cwd: '/',
-  });
-  child.unref();
-  fs.closeSync(log);
 }
 
 async function waitForSocket(socket: string, timeoutMs: number): Promise<void> {
@@ -105,6 +82,13 @@ export async function daemonTransport(dir: string, env: NodeJS.ProcessEnv, say: 
     await waitForSocket(files.socket, START_TIMEOUT_MS);
   };
   try {
+    if (env[STARTED_ENV] === files.socket) {
+      // The thin client started it a moment ago, before this command line loaded: wait for that one.
+      delete env[STARTED_ENV];
+      say('vault daemon: waiting for the one started before the command line loaded');
+      await waitForSocket(files.socket, START_TIMEOUT_MS);
+      return new DaemonTransport(files.socket, start);
+    }
     if (fs.existsSync(files.socket)) {
       try {
         const running = replyOrThrow(await request(files.socket, { op: 'status' })).status!;

@@ -21,6 +21,7 @@ import { LocalTransport } from '../client/local.js';
 import type { Transport } from '../client/transport.js';
 import { daemonFiles, request, runFrames, toWire, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus, type RunRequest, type RunResult } from './protocol.js';
 import { buildId } from './socket-path.js';
+import { CALL_WAIT_ENV } from './spawn.js';
 
 export const DEFAULT_IDLE_SECONDS = 15 * 60;
 /** The daemon's watcher batches edits after this quiet time (the server's default is 50 ms): a call waits at most about this long for an edit made just before it. */
@@ -76,7 +77,13 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   let inFlight = 0;
   let stopping = false;
 
-  const opening = LocalTransport.open(vault, { watch: true, debounceMs: DEBOUNCE_MS, env });
+  /** Whether a call or a whole command came (status and stop do not count). */
+  let called = false;
+
+  // The folder opens once this daemon holds the socket (below): a second daemon started for the same folder
+  // at the same moment (two first calls) leaves before it reads anything.
+  let open!: () => void;
+  const opening = new Promise<void>((resolve) => (open = resolve)).then(() => LocalTransport.open(vault, { watch: true, debounceMs: DEBOUNCE_MS, env }));
   let warm = false;
   opening.then(
     (t) => {
@@ -86,8 +93,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     () => undefined,
   );
 
-  // The command line's code (for the thin client's requests) loads once the folder is open, as the actions' code
-  // does at the first call: loaded during the opening, the registry slowed it by more than it took (docs/cli.md).
+  // The command line's code (for the thin client's requests, which come once a daemon runs) loads once the folder is open.
   const cli = opening.then(loadCli, loadCli);
   cli.catch(() => undefined);
 
@@ -145,6 +151,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
 
   const answer = async (req: DaemonRequest): Promise<DaemonReply> => {
     if (req.op === 'status') return { ok: true, status: status() };
+    if (req.op !== 'stop') called = true;
     if (req.op === 'run') return run(req);
     if (req.op === 'stop') {
       setImmediate(() => void stop());
@@ -198,14 +205,27 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   };
 
   if (!(await claimSocket(server, files.socket))) {
-    // Another daemon serves this folder (two first calls at once): it answers; this one leaves.
-    await (await opening.catch(() => null))?.close().catch(() => undefined);
+    // Another daemon serves this folder (two first calls at once): it answers; this one leaves, having opened nothing.
+    process.stdout.write(`quire daemon ${process.pid}: another one serves ${vault}; leaving\n`);
     process.exit(0);
   }
+  process.stdout.write(`quire daemon ${process.pid}: serving ${vault}\n`);
+  open();
+  // A daemon is started by a call, which needs the actions' code (every area's, and dispatch:
+  // LocalTransport.call imports them): it loads while the folder opens. Loaded at the call, after
+  // `ready`, it took 0.8-1.1 s there, beside the opening's background work (docs/cli.md, "Opening first").
+  Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js')]).catch(() => undefined);
   fs.writeFileSync(files.info, JSON.stringify({ pid: process.pid, vault, socket: files.socket, startedAt }) + '\n');
   const idleTimer = setInterval(() => {
     if (inFlight === 0 && Date.now() - lastRequest >= idleMs) void stop();
   }, Math.min(idleMs, 30_000));
+  // Started by the thin client before the command was read (spawn.ts): the full command line may never call it.
+  const callWait = Number(env[CALL_WAIT_ENV]);
+  if (callWait > 0) {
+    setTimeout(() => {
+      if (!called && inFlight === 0) void stop();
+    }, Math.min(callWait * 1000, idleMs));
+  }
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
   // A folder that cannot be indexed answers each call with the reason; the daemon leaves at its idle time.
