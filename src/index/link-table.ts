@@ -63,37 +63,47 @@ export interface StringColumns {
 }
 
 export class LinkTable {
-  static readonly EMPTY = new LinkTable(new Int32Array(0), [], null);
+  static readonly EMPTY = new LinkTable(new Int32Array(0), new Int32Array(0), null, []);
 
   private constructor(
     /** Per link: flags (MARKDOWN, EMBED) and extras slot, line, column, start, end. */
     private readonly nums: Int32Array,
-    private readonly targets: readonly string[],
-    /** Per extras slot: heading, block id, alias; null when no link has any. */
-    private readonly extras: ReadonlyArray<string | null> | null,
+    /** Per link: its target, a number into `strings`. */
+    private readonly targets: Int32Array,
+    /** Per extras slot: heading, block id, alias, as numbers into `strings` (-1: none); null when no link has any. */
+    private readonly extras: Int32Array | null,
+    /**
+     * The strings the numbers above name: the table's own (`of`), or shared
+     * with every table of a snapshot or batch (`fromRow`), whose numbers
+     * are then views of its columns, not copied into arrays of strings (on
+     * the 10k bench vault those arrays were 13 MB of a warm start's heap).
+     */
+    private readonly strings: readonly string[],
   ) {}
 
   static of(links: readonly Link[]): LinkTable {
     if (links.length === 0) return LinkTable.EMPTY;
     const nums = new Int32Array(links.length * NUMS);
-    const targets = new Array<string>(links.length);
-    const extras: Array<string | null> = [];
+    const targets = new Int32Array(links.length);
+    const strings: string[] = [];
+    const extras: number[] = [];
+    const ref = (s: string | null) => (s === null ? -1 : strings.push(s) - 1);
     for (let i = 0; i < links.length; i++) {
       const l = links[i]!;
       const o = i * NUMS;
       let first = (l.kind === 'markdown' ? MARKDOWN : 0) | (l.embed ? EMBED : 0);
+      targets[i] = ref(l.target);
       if (l.heading !== null || l.blockId !== null || l.alias !== null) {
         first |= (extras.length / EXTRAS + 1) << SLOT_SHIFT;
-        extras.push(l.heading, l.blockId, l.alias);
+        extras.push(ref(l.heading), ref(l.blockId), ref(l.alias));
       }
       nums[o] = first;
       nums[o + 1] = l.line;
       nums[o + 2] = l.column;
       nums[o + 3] = l.start;
       nums[o + 4] = l.end;
-      targets[i] = l.target;
     }
-    return new LinkTable(nums, targets, extras.length > 0 ? extras : null);
+    return new LinkTable(nums, targets, extras.length > 0 ? Int32Array.from(extras) : null, strings);
   }
 
   /**
@@ -107,12 +117,15 @@ export class LinkTable {
    */
   toColumns(ref: (s: string | null) => number | null, nums: NumsSink, strings: StringSinks): unknown[] {
     const refs = new Int32Array(this.length);
-    for (let i = 0; i < refs.length; i++) refs[i] = ref(this.targets[i]!)!;
+    for (let i = 0; i < refs.length; i++) refs[i] = ref(this.strings[this.targets[i]!]!)!;
     strings.targets.put(refs);
     let extras: number[] | null = null;
     if (this.extras !== null) {
       const e = new Int32Array(this.extras.length);
-      for (let i = 0; i < e.length; i++) e[i] = ref(this.extras[i]!) ?? -1;
+      for (let i = 0; i < e.length; i++) {
+        const n = this.extras[i]!;
+        e[i] = n === -1 ? -1 : ref(this.strings[n]!)!;
+      }
       extras = [strings.extras.put(e), e.length];
     }
     return [nums.put(this.nums), this.length, null, extras];
@@ -121,8 +134,7 @@ export class LinkTable {
   /**
    * The inverse of `toColumns` (`table`: the strings `ref` numbered;
    * `strings`: the arrays its sinks made); throws a TypeError on a
-   * malformed one. The table is indexed directly, not through a function:
-   * a warm start looks up 550k targets here.
+   * malformed one. The table keeps views of the arrays, and `table` itself.
    */
   static fromColumns(x: unknown, nums: Int32Array, table: readonly string[], strings: StringColumns): LinkTable {
     if (!Array.isArray(x) || x.length !== 4) throw new TypeError('link table: malformed columns');
@@ -142,28 +154,20 @@ export class LinkTable {
   static fromRow(offset: number, count: number, extrasAt: number, extrasLength: number, nums: Int32Array, table: readonly string[], strings: StringColumns): LinkTable {
     if (count === 0) return LinkTable.EMPTY;
     if (!(count > 0) || offset < 0 || offset % NUMS !== 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
-    const targets = new Array<string>(count);
-    const refs = strings.targets;
-    for (let i = 0, at = offset / NUMS; i < count; i++) {
-      const t = table[refs[at + i]!];
-      if (t === undefined) throw new TypeError('link table: malformed columns');
-      targets[i] = t;
-    }
-    let extras: Array<string | null> | null = null;
+    const at = offset / NUMS;
+    if (at + count > strings.targets.length) throw new TypeError('link table: malformed columns');
+    const targets = strings.targets.subarray(at, at + count);
+    for (let i = 0; i < count; i++) if (!(targets[i]! >= 0 && targets[i]! < table.length)) throw new TypeError('link table: malformed columns');
+    let extras: Int32Array | null = null;
     if (extrasAt !== -1) {
       if (extrasLength % EXTRAS !== 0 || !(extrasAt >= 0 && extrasAt + extrasLength <= strings.extras.length)) throw new TypeError('link table: malformed columns');
-      extras = new Array<string | null>(extrasLength);
-      for (let i = 0; i < extrasLength; i++) {
-        const n = strings.extras[extrasAt + i]!;
-        const e = n === -1 ? null : table[n];
-        if (e === undefined) throw new TypeError('link table: malformed columns');
-        extras[i] = e;
-      }
+      extras = strings.extras.subarray(extrasAt, extrasAt + extrasLength);
+      for (let i = 0; i < extrasLength; i++) if (!(extras[i]! >= -1 && extras[i]! < table.length)) throw new TypeError('link table: malformed columns');
     }
     const view = nums.subarray(offset, offset + count * NUMS);
     const slots = extras === null ? 0 : extras.length / EXTRAS;
     for (let i = 0; i < count; i++) if (view[i * NUMS]! >>> SLOT_SHIFT > slots) throw new TypeError('link table: malformed columns');
-    return new LinkTable(view, targets, extras);
+    return new LinkTable(view, targets, extras, table);
   }
 
   get length(): number {
@@ -179,13 +183,15 @@ export class LinkTable {
   }
 
   target(i: number): string {
-    return this.targets[i]!;
+    return this.strings[this.targets[i]!]!;
   }
 
   /** Extra `k` (0 heading, 1 block id, 2 alias) of link `i`. */
   private extra(i: number, k: number): string | null {
     const slot = this.nums[i * NUMS]! >>> SLOT_SHIFT;
-    return slot === 0 ? null : this.extras![(slot - 1) * EXTRAS + k]!;
+    if (slot === 0) return null;
+    const n = this.extras![(slot - 1) * EXTRAS + k]!;
+    return n === -1 ? null : this.strings[n]!;
   }
 
   heading(i: number): string | null {
@@ -214,7 +220,7 @@ export class LinkTable {
     return {
       kind: this.kind(i),
       embed: this.embed(i),
-      target: this.targets[i]!,
+      target: this.target(i),
       heading: this.heading(i),
       blockId: this.blockId(i),
       alias: this.alias(i),

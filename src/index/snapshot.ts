@@ -358,9 +358,9 @@ export function splitSnapshot(data: Uint8Array): SnapshotParts {
     floats: new Float64Array(whole.buffer, whole.byteOffset + floatsAt8, rowCount * STAT_WIDTH),
     rows: take(rowCount * ROW),
     refs: take(refCount!),
-    // A copy: the notes' link tables keep views of it for good, and a view would keep the whole file's bytes.
+    // Copies: the notes' link tables keep views of them for good, and a view would keep the whole file's bytes.
     nums: take(numCount!).slice(),
-    linkStrings: { targets: take(linkCount), extras: take(extraCount!) },
+    linkStrings: { targets: take(linkCount).slice(), extras: take(extraCount!).slice() },
     resolutions: resCount === 0 ? null : take(resCount!),
   };
 }

@@ -86,7 +86,8 @@ function addRow(p: Editable, opts: { path?: string; rest?: string; derived?: str
 function queries(idx: HomeIndex) {
   return {
     ...linkState(idx),
-    notes: [...idx.notes()].map((n) => ({ ...n })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    // Links as the records they stand for: a restored LinkTable names its strings from the snapshot's shared table.
+    notes: [...idx.notes()].map((n) => ({ ...n, facts: { ...n.facts, links: n.facts.links.toArray() } })).sort((a, b) => (a.path < b.path ? -1 : 1)),
     files: [...idx.files()].sort((a, b) => (a.path < b.path ? -1 : 1)),
     stats: [...idx.notes()].map((n) => [n.path, idx.statOf(n.path)]).sort(),
     tasks: [...idx.tasks()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line)),
