@@ -247,13 +247,17 @@ export class Vault {
     else await walkTree(fs.realpathSync(this.root), '', { follow: this.opts.followSymlinks === true, ignored: isIgnoredPath, file: (f) => list.add(f) });
     const found = list.files;
     this.progress = { done: 0, total: found.length };
-    const seen = new Set<string>();
+    // How many of the index's paths the walk found: when all of them (the usual warm start), none is gone,
+    // and the removal below needs no set of the walk's paths.
+    const heldBefore = index.noteCount + index.fileCount;
+    let held = 0;
+    const vanished: string[] = [];
     const toRead = new Map<string, FoundFile>();
     /** Whether the full text holds `rel` as recorded at `etag` (files other than notes have none). */
     const textInStep = (rel: string, etag: string) => index.fullText.etagOf(rel) === (index.noteByPath(rel) ? etag : undefined);
     for (const f of found) {
-      seen.add(f.rel);
       const before = index.statOf(f.rel);
+      if (before) held++;
       // Trusted by its stat alone, unread: same size, mtime and ctime as when its facts were taken. An edit
       // while the server was down that kept the size and restored the mtime (touch -d) still moved the ctime.
       if (before && sameStat(before, f) && textInStep(f.rel, before.etag)) {
@@ -276,7 +280,7 @@ export class Vault {
         this.opts.onProgress({ ...this.progress });
       }
       if (r.etag === null) {
-        seen.delete(r.rel); // vanished since the walk
+        vanished.push(r.rel); // since the walk
         return;
       }
       this.dirty = true;
@@ -307,19 +311,28 @@ export class Vault {
     } else {
       await scanInline(items, READ_CONCURRENCY, take);
     }
-    for (const p of [...index.notes()].map((n) => n.path).concat([...index.files()].map((f) => f.path))) {
-      if (!seen.has(p)) {
-        index.remove(p);
-        this.dirty = true;
-      }
+    const gone = held === heldBefore ? vanished.filter((p) => index.has(p)) : this.notFound(index, found, vanished);
+    for (const p of gone) {
+      index.remove(p);
+      this.dirty = true;
     }
-    // Documents of a full-text file whose notes are gone (or were never in the snapshot).
-    for (const p of index.fullText.indexed().keys()) {
+    // Documents of a full-text file whose notes are gone (or were never in the snapshot). None when it holds
+    // one for each note and no more (the usual warm start): a lookup per note, where listing its documents built a map.
+    const text = index.fullText;
+    if (text.documents === index.noteCount && [...index.notes()].every((n) => text.etagOf(n.path) !== undefined)) return;
+    for (const p of text.indexed().keys()) {
       if (index.noteByPath(p) === undefined) {
-        index.fullText.delete(p);
+        text.delete(p);
         this.dirty = true;
       }
     }
+  }
+
+  /** The index's paths that the walk did not find, or that vanished since. */
+  private notFound(index: HomeIndex, found: readonly FoundFile[], vanished: readonly string[]): string[] {
+    const seen = new Set(found.map((f) => f.rel));
+    for (const p of vanished) seen.delete(p);
+    return [...index.notes()].map((n) => n.path).concat([...index.files()].map((f) => f.path)).filter((p) => !seen.has(p));
   }
 
   /** The full text of the scanned notes the full-text index lacks, tokenized on this thread. */

@@ -26,9 +26,11 @@ async function answers(root: string, cacheFile: string | null) {
     .sort((a, b) => (a.path < b.path ? -1 : 1));
   const tasks = [...v.index.tasks()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   const anchors = { task: v.index.taskByBlockId('t1'), owner: v.index.blockOwner('b1') };
+  // The full text holds a document for each note, at its etag: none left of a note gone while closed.
+  const searched = [...v.index.fullText.indexed()].sort();
   await v.index.whenIdle();
   await v.close();
-  return { stats, pendingAtReady, state: { ...state, tagged, notes, tasks, anchors } };
+  return { stats, pendingAtReady, state: { ...state, tagged, notes, tasks, anchors, searched } };
 }
 
 const write = (root: string, rel: string, text: string) => {
@@ -100,6 +102,19 @@ describe('warm start: stored link resolutions', () => {
     await again.ready;
     await again.close();
     expect(splitSnapshot(fs.readFileSync(cacheFile)).resolutions).not.toBeNull();
+  });
+
+  it('drops the full text of a note deleted while closed when only the full-text file could be read', async () => {
+    const root = await tmpDir();
+    const cacheFile = path.join(await tmpDir('quire-cache-'), 'index.ndjson');
+    write(root, 'a.md', 'alpha zebrafish\n');
+    write(root, 'b.md', 'beta\n');
+    await answers(root, cacheFile);
+    fs.rmSync(path.join(root, 'a.md'));
+    fs.writeFileSync(cacheFile, 'not a snapshot');
+    const warm = await answers(root, cacheFile);
+    expect(warm.state.searched).toEqual((await answers(root, null)).state.searched);
+    expect(warm.state.searched.map(([p]) => p)).toEqual(['b.md']);
   });
 
   it.each([
