@@ -253,3 +253,72 @@ export class LinkTable {
     return this.toArray();
   }
 }
+
+/**
+ * Many notes' links written straight into one batch's columns: what
+ * `LinkTable.of(links).toColumns(ref, …)` writes, without a table and its
+ * typed arrays per note in between (a scan thread writes 550,000 links per
+ * 10k notes: src/vault/scan-wire.ts). `write` each note's links, then
+ * `take` the batch's arrays, which `fromColumns` reads the rows from.
+ */
+export class LinkColumnsWriter {
+  private nums: Int32Array = new Int32Array(1 << 14);
+  private numsN = 0;
+  /** Per link, its target's number: the link at nums offset `o` has its target at `o / NUMS`. */
+  private targets: Int32Array = new Int32Array(1 << 12);
+  private extras: Int32Array = new Int32Array(1 << 10);
+  private extrasN = 0;
+
+  /** Writes `links` (their strings numbered by `ref`); returns their row, as `toColumns` does. */
+  write(links: readonly Link[], ref: (s: string) => number): unknown[] {
+    const count = links.length;
+    const at = this.numsN;
+    if (at + count * NUMS > this.nums.length) {
+      this.nums = grown(this.nums, at + count * NUMS);
+      this.targets = grown(this.targets, (at + count * NUMS) / NUMS);
+    }
+    const nums = this.nums;
+    const targets = this.targets;
+    const extrasAt = this.extrasN;
+    let slots = 0;
+    for (let i = 0; i < count; i++) {
+      const l = links[i]!;
+      const o = at + i * NUMS;
+      let first = (l.kind === 'markdown' ? MARKDOWN : 0) | (l.embed ? EMBED : 0);
+      targets[o / NUMS] = ref(l.target);
+      if (l.heading !== null || l.blockId !== null || l.alias !== null) {
+        first |= ++slots << SLOT_SHIFT;
+        if (this.extrasN + EXTRAS > this.extras.length) this.extras = grown(this.extras, this.extrasN + EXTRAS);
+        const e = this.extras;
+        e[this.extrasN] = l.heading === null ? -1 : ref(l.heading);
+        e[this.extrasN + 1] = l.blockId === null ? -1 : ref(l.blockId);
+        e[this.extrasN + 2] = l.alias === null ? -1 : ref(l.alias);
+        this.extrasN += EXTRAS;
+      }
+      nums[o] = first;
+      nums[o + 1] = l.line;
+      nums[o + 2] = l.column;
+      nums[o + 3] = l.start;
+      nums[o + 4] = l.end;
+    }
+    this.numsN = at + count * NUMS;
+    return [at, count, null, slots === 0 ? null : [extrasAt, slots * EXTRAS]];
+  }
+
+  /** The integers and string numbers written since the last take. */
+  take(): { nums: Int32Array; strings: StringColumns } {
+    const out = {
+      nums: this.nums.slice(0, this.numsN),
+      strings: { targets: this.targets.slice(0, this.numsN / NUMS), extras: this.extras.slice(0, this.extrasN) },
+    };
+    this.numsN = 0;
+    this.extrasN = 0;
+    return out;
+  }
+}
+
+function grown(a: Int32Array, atLeast: number): Int32Array {
+  const b = new Int32Array(Math.max(a.length * 2, atLeast));
+  b.set(a);
+  return b;
+}

@@ -14,15 +14,14 @@
  * workers fed by it sat idle meanwhile (on the 10k bench vault, 0.5–1 s per
  * worker of `serve --vault`'s cold start).
  *
- * What crosses threads is kept cheap: facts come back as one JSON text per
- * batch in the snapshot's compact encoding (parsing JSON is far faster than
- * structured-cloning many small objects) but for the links' integers, which
- * come as one typed array per batch that the notes' link tables keep views
- * of (half the JSON text before, and decoding it number by number was most
- * of this thread's share); so do the numbers of the links' targets and
- * extras (as a snapshot stores them: 550,000 numbers on the 10k bench
- * vault, a third of the JSON text, whose writing and parsing cost more
- * than the arrays' copy). Each worker tokenizes its notes for the full text
+ * What crosses threads is kept cheap (scan-wire.ts): facts come back as
+ * one JSON text per batch in a compact encoding (parsing JSON is far faster
+ * than structured-cloning many small objects) but for the links' integers,
+ * which come as one typed array per batch that the notes' link tables keep
+ * views of (half the JSON text before, and decoding it number by number was
+ * most of this thread's share); so do the numbers of the links' targets and
+ * extras (550,000 numbers on the 10k bench vault, a third of the JSON
+ * text, whose writing and parsing cost more than the arrays' copy). Each worker tokenizes its notes for the full text
  * itself and sends their postings once, at the end, as typed arrays (see
  * scan-worker.ts), so the note texts never cross threads. It does so after
  * every note's facts are sent: a Home's opening is ready on the facts alone
@@ -34,11 +33,10 @@ import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../core/worker.js';
 import type { PartialIndex } from '../index/fulltext/full-text.js';
-import { decodeFacts } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import type { AnyFacts } from '../index/types.js';
-import type { StringColumns } from '../index/link-table.js';
 import { etagOf } from './etag.js';
+import { decodeBatch, type WireBatch } from './scan-wire.js';
 
 /** Below this many notes to read, a scan runs in this thread. */
 export const PARALLEL_MIN = 500;
@@ -71,7 +69,7 @@ export interface ScanResult {
 
 /**
  * A worker's one request: scan `items`, taking BATCH at a time from the shared counter `next`
- * (the index of the first item no worker has taken), answering each batch with a `ScanBatch`.
+ * (the index of the first item no worker has taken), answering each batch with a `WireBatch`.
  */
 export interface ScanRequest {
   items: ScanItem[];
@@ -91,29 +89,9 @@ export interface ScanFinished {
   partial: PartialIndex;
 }
 
-/** One note scanned: path, ETag, facts (`encodeFacts`); its text stays in the worker, which tokenized it. */
-export type ScanRow = [string, string | null, unknown[] | null];
-
-/**
- * A worker's answer to one `scan`: JSON of `{ strings, results: ScanRow[] }`, and its notes' link
- * integers and their target and extra strings' numbers in `strings` (typed arrays, transferred).
- */
-export interface ScanBatch {
-  json: string;
-  linkNums: Int32Array;
-  linkStrings: StringColumns;
-}
-
 /** Threads to use: one per core, at most 4 (the disk and the main thread's share set the limit beyond that). */
 export function scanThreads(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()));
-}
-
-function decodeBatch(b: ScanBatch, onResult: (r: ScanResult) => void): void {
-  const { strings, results } = JSON.parse(b.json) as { strings: string[]; results: ScanRow[] };
-  for (const [rel, etag, facts] of results) {
-    onResult({ rel, etag, facts: facts === null ? null : decodeFacts(rel, facts, strings, { nums: b.linkNums, strings: b.linkStrings }), text: null, fed: facts !== null });
-  }
 }
 
 /**
@@ -158,7 +136,7 @@ export class ScanPool {
             reject(e);
           };
           if (this.failed) return fail(this.failed);
-          w.on('message', (m: ScanBatch | ScanScanned | ScanFinished) => {
+          w.on('message', (m: WireBatch | ScanScanned | ScanFinished) => {
             if ('scanned' in m) return onScanned();
             if ('finished' in m) {
               // Done: its thread exits while this one merges, rather than after (≈50 ms on 10k notes).
@@ -166,7 +144,7 @@ export class ScanPool {
               return resolve(m.partial);
             }
             try {
-              decodeBatch(m, onResult);
+              for (const [rel, etag, facts] of decodeBatch(m)) onResult({ rel, etag, facts, text: null, fed: facts !== null });
             } catch (e) {
               fail(e);
             }

@@ -10,11 +10,10 @@ import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { fieldsOf, PartialBuilder } from '../index/fulltext/document.js';
 import type { FieldTexts } from '../index/fulltext/postings.js';
-import { NumsSink, type StringSinks } from '../index/link-table.js';
-import { encodeFacts, StringTable } from '../index/snapshot.js';
 import { extractFacts } from '../markdown/extract.js';
 import { etagOf } from './etag.js';
-import { BATCH, scanOpenFlags, type ScanBatch, type ScanFinished, type ScanItem, type ScanRequest, type ScanRow, type ScanScanned } from './scan-pool.js';
+import { BATCH, scanOpenFlags, type ScanFinished, type ScanItem, type ScanRequest, type ScanScanned } from './scan-pool.js';
+import { WireEncoder, type WireBatch } from './scan-wire.js';
 
 const port = parentPort!;
 
@@ -53,35 +52,29 @@ function readWhole(abs: string, flags: number): Buffer {
   }
 }
 
-function scan(items: ScanItem[]): ScanBatch {
-  const table = new StringTable();
-  const linkNums = new NumsSink();
-  const linkStrings: StringSinks = { targets: new NumsSink(), extras: new NumsSink() };
-  const results: ScanRow[] = [];
+/** How this thread sends its facts (scan-wire.ts); reused from batch to batch. */
+const wire = new WireEncoder();
+
+function scan(items: ScanItem[]): WireBatch {
   for (const it of items) {
     let bytes: Buffer;
     try {
       bytes = readWhole(it.abs, scanOpenFlags(it));
     } catch {
-      results.push([it.rel, null, null]);
+      wire.add(it.rel, null, null);
       continue;
     }
     const etag = etagOf(bytes);
     if (etag === it.knownEtag) {
-      results.push([it.rel, etag, null]);
+      wire.add(it.rel, etag, null);
       continue;
     }
     const text = bytes.toString('utf8');
     const facts = extractFacts(text, it.rel);
     toTokenize.push({ rel: it.rel, etag, fields: fieldsOf(it.rel, facts, text) });
-    // The index does not keep tag positions (see HomeIndex.putNote): no need to send them.
-    results.push([it.rel, etag, encodeFacts({ ...facts, tagOccurrences: [] }, table, { nums: linkNums, strings: linkStrings })]);
+    wire.add(it.rel, etag, facts);
   }
-  return {
-    json: JSON.stringify({ strings: table.takeStrings(), results }),
-    linkNums: linkNums.take(),
-    linkStrings: { targets: linkStrings.targets.take(), extras: linkStrings.extras.take() },
-  };
+  return wire.take();
 }
 
 port.on('message', ({ items, next }: ScanRequest) => {
