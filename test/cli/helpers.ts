@@ -1,7 +1,12 @@
 /** A small vault and a private set of XDG folders for the command-line tests, with every daemon they start stopped afterwards. */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { request, type DaemonStatus } from '../../src/surfaces/daemon/protocol.js';
+import { daemonFiles, vaultRealPath } from '../../src/surfaces/daemon/socket-path.js';
 import { tempDir } from '../helpers/instance.js';
+
+const REPO = path.resolve(__dirname, '../..');
 
 export interface CliWorld {
   env: Record<string, string>;
@@ -94,6 +99,41 @@ export async function until(check: () => boolean, timeoutMs = 15_000): Promise<v
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The status a vault's running daemon answers. */
+export async function daemonStatus(vault: string, env: Record<string, string>): Promise<DaemonStatus> {
+  const socket = daemonFiles(vaultRealPath(vault), { ...process.env, ...env }).socket;
+  return ((await request(socket, { op: 'status' })) as { ok: true; status: DaemonStatus }).status;
+}
+
+/**
+ * A real daemon of another build on `vault`: this install (dist/, bin/) copied
+ * beside with another build stamp, started as a client of that build would.
+ * Resolves once it answers a status request (its socket file appears at
+ * bind(2), a moment before it listens). The caller removes `install`.
+ */
+export async function startOtherBuildDaemon(world: CliWorld, vault: string): Promise<{ install: string; status: DaemonStatus }> {
+  const install = tempDir('quire-old-build-');
+  fs.cpSync(path.join(REPO, 'dist'), path.join(install, 'dist'), { recursive: true });
+  fs.writeFileSync(path.join(install, 'dist/.built'), 'an older build\n');
+  fs.cpSync(path.join(REPO, 'bin'), path.join(install, 'bin'), { recursive: true });
+  fs.copyFileSync(path.join(REPO, 'package.json'), path.join(install, 'package.json'));
+  for (const link of ['node_modules', 'spec']) fs.symlinkSync(path.join(REPO, link), path.join(install, link));
+  const child = spawn(process.execPath, [path.join(install, 'bin/quire.js'), 'daemon', 'run', '--vault', vault], {
+    env: { ...process.env, ...world.env },
+    stdio: 'ignore',
+    detached: true,
+  });
+  child.unref();
+  const end = Date.now() + 15_000;
+  for (;;) {
+    world.daemonPids();
+    const status = await daemonStatus(vault, world.env).catch(() => undefined);
+    if (status !== undefined) return { install, status };
+    if (Date.now() > end) throw new Error("the other build's daemon did not answer in time");
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonFiles, request, runFrames, type DaemonStatus } from '../../src/surfaces/daemon/protocol.js';
 import { QUIRE_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
-import { alive, cliWorld, SAMPLE, until } from './helpers.js';
+import { alive, cliWorld, SAMPLE, startOtherBuildDaemon, until } from './helpers.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const LAUNCHER = path.join(REPO, 'bin/quire');
@@ -283,34 +283,16 @@ describe.skipIf(missing !== null)('the native thin client', () => {
   }, 60_000);
 
   it('leaves a daemon of another build to the full command line, which replaces it; the daemon is asked once', async () => {
-    // A real daemon of another build: this install copied beside, with another build stamp.
-    const old = tempDir('quire-native-old-');
-    fs.cpSync(path.join(REPO, 'dist'), path.join(old, 'dist'), { recursive: true });
-    fs.writeFileSync(path.join(old, 'dist/.built'), 'an older build\n');
-    fs.cpSync(path.join(REPO, 'bin'), path.join(old, 'bin'), { recursive: true });
-    fs.copyFileSync(path.join(REPO, 'package.json'), path.join(old, 'package.json'));
-    for (const link of ['node_modules', 'spec']) fs.symlinkSync(path.join(REPO, link), path.join(old, link));
     const v = world.makeVault();
-    const child = spawn(process.execPath, [path.join(old, 'bin/quire.js'), 'daemon', 'run', '--vault', v], { env: { ...process.env, ...world.env }, stdio: 'ignore', detached: true });
-    child.unref();
-    let st: Awaited<ReturnType<typeof statusOf>> | undefined;
-    const end = Date.now() + 15_000;
-    while (st === undefined) {
-      world.daemonPids();
-      st = await statusOf(v).catch(() => undefined);
-      if (st === undefined) {
-        if (Date.now() > end) throw new Error("the old build's daemon did not answer in time");
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    expect(st.status.build).toBe('an older build');
+    const { install: old, status: st } = await startOtherBuildDaemon(world, v);
+    expect(st.build).toBe('an older build');
 
     const r = await quire(['backlinks', 'Home.md', '--vault', v, '--verbose']);
     expect(r).toMatchObject({ code: 0, stdout: 'Books/Dune.md:3  Dune\nProject Alpha.md:6  Project Alpha\n' });
     // Said once: by the native client; bin/quire.js did not ask again.
     expect(r.stderr.split('left this call to the full command line (this daemon runs build an older build').length).toBe(2);
     expect(r.stderr).toContain('replacing it');
-    expect(alive(st.status.pid)).toBe(false);
+    expect(alive(st.pid)).toBe(false);
     expect((await quire(['backlinks', 'Home.md', '--vault', v])).node).toEqual([]);
     fs.rmSync(old, { recursive: true, force: true });
   }, 90_000);

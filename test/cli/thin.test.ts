@@ -6,16 +6,15 @@
  * and falls back to the full command line (which replaces the daemon) when
  * the daemon is of another build or gone.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { thinVault } from '../../src/surfaces/cli/thin.js';
 import { daemonFiles, request, type DaemonStatus, type RunRequest } from '../../src/surfaces/daemon/protocol.js';
 import { fnv1a64 } from '../../src/surfaces/daemon/socket-path.js';
-import { QUIRE_BIN, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
-import { alive, cliWorld, until } from './helpers.js';
+import { alive, cliWorld, startOtherBuildDaemon, until } from './helpers.js';
 
 const REPO = path.resolve(__dirname, '../..');
 /** Log every module a process loads: ES modules (loader hooks) and CommonJS ones (as each loads). */
@@ -166,33 +165,10 @@ describe('the thin client', () => {
   });
 
   it('a daemon of another build (started before a rebuild) is replaced, never used', async () => {
-    // A real daemon of another build: this dist/ copied beside, with another build stamp.
-    const old = tempDir('quire-old-build-');
-    fs.cpSync(path.join(REPO, 'dist'), path.join(old, 'dist'), { recursive: true });
-    fs.writeFileSync(path.join(old, 'dist/.built'), 'an older build\n');
-    fs.cpSync(path.dirname(QUIRE_BIN), path.join(old, 'bin'), { recursive: true });
-    fs.copyFileSync(path.join(REPO, 'package.json'), path.join(old, 'package.json'));
-    for (const link of ['node_modules', 'spec']) fs.symlinkSync(path.join(REPO, link), path.join(old, link));
     const v = world.makeVault();
-    const child = spawn(process.execPath, [path.join(old, 'bin/quire.js'), 'daemon', 'run', '--vault', v], {
-      env: { ...process.env, ...world.env },
-      stdio: 'ignore',
-      detached: true,
-    });
-    child.unref();
-    // Up once it answers: its socket file appears at bind(2), a moment before it listens.
-    let st: Awaited<ReturnType<typeof statusOf>> | undefined;
-    const end = Date.now() + 15_000;
-    while (st === undefined) {
-      world.daemonPids();
-      st = await statusOf(v).catch(() => undefined);
-      if (st === undefined) {
-        if (Date.now() > end) throw new Error('the old build\'s daemon did not answer in time');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    expect(st.status.build).toBe('an older build');
-    const oldPid = st.status.pid;
+    const { install: old, status } = await startOtherBuildDaemon(world, v);
+    expect(status.build).toBe('an older build');
+    const oldPid = status.pid;
 
     const r = await quire(['backlinks', 'Home.md', '--vault', v, '--verbose']);
     expect(r).toMatchObject({ code: 0, stdout: 'Books/Dune.md:3  Dune\nProject Alpha.md:6  Project Alpha\n' });
