@@ -13,7 +13,7 @@
 import { AppError } from '../core/errors.js';
 import { fieldsOf } from './fulltext/document.js';
 import { FullTextIndex } from './fulltext/full-text.js';
-import { blockIdsOf, headerLine, IndexSnapshotError, readSnapshot, restText, SnapshotBuilder, splitSnapshot, taskBlockIdsOf, type SnapshotNote } from './snapshot.js';
+import { blockIdsOf, decodeRest, headerLine, IndexSnapshotError, readSnapshot, restText, SnapshotBuilder, splitSnapshot, taskBlockIdsOf, type SnapshotNote } from './snapshot.js';
 import { NumsSink } from './link-table.js';
 import { AnchorIndex } from './anchors.js';
 import { DeferredWork } from './deferred-work.js';
@@ -94,7 +94,7 @@ export class HomeIndex {
    * very facts object already indexed (a re-stamp: same bytes, new mtime)
    * only records the stat. `searchFed`: the full text of this note comes
    * from elsewhere (a scan worker tokenized it); such facts come decoded
-   * from JSON, so their strings are flat already.
+   * from JSON (`upsertScanned`), so their strings are flat already.
    */
   upsertNote(path: string, facts: AnyFacts, stat: FileStat, text: string | null, searchFed = false): void {
     const old = this.notesByPath.get(path);
@@ -114,6 +114,20 @@ export class HomeIndex {
     } else if (old === undefined && !searchFed) {
       this.fullText.set(path, fieldsOf(path, facts, ''), '');
     }
+    this.written();
+  }
+
+  /**
+   * A note a scan thread read (vault/scan-wire.ts): its head, with the rest
+   * of its facts as bytes parsed the first time something reads them, as a
+   * note restored from a snapshot (`putRestored`); its full text comes from
+   * that thread. At a path that holds a note already, the rest is parsed
+   * now and the note replaced as by `upsertNote`.
+   */
+  upsertScanned(path: string, note: SnapshotNote, stat: FileStat): void {
+    if (this.notesByPath.has(path)) return this.upsertNote(path, decodeRest(path, note), stat, null, true);
+    if (this.filesByPath.has(path)) this.remove(path);
+    this.putRestored(path, note, copyStat(stat), derivedId(path), undefined, false);
     this.written();
   }
 
@@ -200,9 +214,9 @@ export class HomeIndex {
   }
 
   /**
-   * A note read from a snapshot, at a path the index does not hold yet: its
-   * facts other than the head's stay undecoded (records.ts,
-   * `restoredEntry`). `restored`: the snapshot holds its links'
+   * A note read from a snapshot (or sent by a scan thread), at a path the
+   * index does not hold yet: its facts other than the head's stay
+   * undecoded (records.ts, `restoredEntry`). `restored`: the snapshot holds its links'
    * resolutions (set by the link graph's `restore` once every note is in),
    * so its links are not queued.
    */

@@ -118,7 +118,8 @@ export function entryOf(path: string, facts: IndexedFacts, stat: FileStat, id: s
 }
 
 /**
- * The entry of a note read from a snapshot: what the index needs at once
+ * The entry of a note read from a snapshot or sent by a scan thread (whose
+ * rests are a snapshot's, vault/scan-wire.ts): what the index needs at once
  * (path, ids, stat, aliases, tags) is there; title, frontmatter, created,
  * word count, headings and the facts are own getters (so a spread or JSON
  * copy of the entry reads them) that parse the rest of the note's snapshot
@@ -142,7 +143,7 @@ export function restoredEntry(path: string, stat: FileStat, id: string, note: Sn
   return e;
 }
 
-/** The snapshot text of a restored note's facts while they were never read; null once they were (or for any other entry). */
+/** The snapshot text of a restored (or scanned) note's facts while they were never read; null once they were (or for any other entry). */
 export function undecodedRest(e: NoteEntry): string | null {
   const lazy = (e as { [LAZY]?: Lazy })[LAZY];
   return lazy === undefined || lazy.note === null ? null : restOf(lazy.note);

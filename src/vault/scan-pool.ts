@@ -34,6 +34,7 @@ import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../core/worker.js';
 import type { PartialIndex } from '../index/fulltext/full-text.js';
 import { extractFacts } from '../markdown/extract.js';
+import type { SnapshotNote } from '../index/snapshot.js';
 import type { AnyFacts } from '../index/types.js';
 import { etagOf } from './etag.js';
 import { decodeBatch, type WireBatch } from './scan-wire.js';
@@ -59,12 +60,12 @@ export interface ScanResult {
   rel: string;
   /** null: the file could not be read (gone meanwhile). */
   etag: string | null;
-  /** null when unreadable or unchanged (`etag` equals `knownEtag`). */
+  /** null when unreadable or unchanged (`etag` equals `knownEtag`), or when a scan worker sent `note` instead. */
   facts: AnyFacts | null;
-  /** The note text; null when unchanged, or when a scan worker tokenized it for the full text itself. */
+  /** From a scan worker instead of `facts`: the note's head, and its other facts as bytes to parse when first read (HomeIndex.upsertScanned). */
+  note: SnapshotNote | null;
+  /** The note text; null when unchanged, or when it came from a scan worker (which tokenized it for the full text itself: its postings come in a `PartialIndex` of `run`). */
   text: string | null;
-  /** True when a scan worker tokenized the note for the full text (its postings come in a `PartialIndex` of `run`). */
-  fed: boolean;
 }
 
 /**
@@ -144,7 +145,7 @@ export class ScanPool {
               return resolve(m.partial);
             }
             try {
-              for (const [rel, etag, facts] of decodeBatch(m)) onResult({ rel, etag, facts, text: null, fed: facts !== null });
+              for (const [rel, etag, note] of decodeBatch(m)) onResult({ rel, etag, facts: null, note, text: null });
             } catch (e) {
               fail(e);
             }
@@ -179,16 +180,16 @@ export async function scanInline(items: ScanItem[], concurrency: number, onResul
       try {
         bytes = await fs.promises.readFile(it.abs, { flag: scanOpenFlags(it) });
       } catch {
-        onResult({ rel: it.rel, etag: null, facts: null, text: null, fed: false });
+        onResult({ rel: it.rel, etag: null, facts: null, note: null, text: null });
         continue;
       }
       const etag = etagOf(bytes);
       if (etag === it.knownEtag) {
-        onResult({ rel: it.rel, etag, facts: null, text: null, fed: false });
+        onResult({ rel: it.rel, etag, facts: null, note: null, text: null });
         continue;
       }
       const text = bytes.toString('utf8');
-      onResult({ rel: it.rel, etag, facts: extractFacts(text, it.rel), text, fed: false });
+      onResult({ rel: it.rel, etag, facts: extractFacts(text, it.rel), note: null, text });
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, runner));

@@ -1,16 +1,26 @@
 /**
  * How a scan thread's facts cross to the main thread (scan-worker.ts →
- * scan-pool.ts): per batch of notes, one JSON text and three typed arrays.
+ * scan-pool.ts): per batch of notes, one JSON text, three typed arrays and
+ * the notes' rests as bytes.
  *
  * - The JSON text is `[strings, rows]`: `strings` are the strings the
  *   batch refers to by number (its link targets and extras, tags), and each
- *   row is `[path, etag, facts | null]`.
- * - A note's facts are one flat array (`FACTS_WIDTH`): id, aliases, tags (as
- *   string numbers), frontmatter tags, the links' row (`LinkColumnsWriter`:
+ *   row is `[path, etag, head | null]`.
+ * - A note's head is what the index's maps need at once (`HEAD_WIDTH`): id,
+ *   aliases, tags (as string numbers), the links' row (`LinkColumnsWriter`:
  *   their integers go to `linkNums`, their targets' and extras' string
  *   numbers to `linkStrings`; the main thread's link tables keep views of
- *   them), frontmatter, its error and range, title and its source, then
- *   headings, blocks and tasks flattened, and the word count.
+ *   them), the ids of its block anchors and of its tasks that carry one,
+ *   and where its rest is in `rests`.
+ * - A note's rest (frontmatter, title, headings, blocks, tasks, word count…)
+ *   is a snapshot's rest, byte for byte (snapshot.ts `restText`), in
+ *   `rests` (UTF-8, transferred). The main thread does not parse it: the
+ *   index takes the note as it takes one restored from a snapshot
+ *   (HomeIndex.upsertScanned, records.ts `restoredEntry`), parses the rest
+ *   the first time something reads it, and a snapshot saved before that
+ *   writes those very bytes. Parsing every rest, and collecting the
+ *   objects it made, was most of the main thread's work before a cold
+ *   `index ready` (docs/performance.md, "Scanned notes' rests").
  *
  * The links are written straight from the extractor's `Link` objects into
  * the batch's arrays: through `LinkTable.of` and `toColumns`, each note made
@@ -21,25 +31,26 @@
  * table of 40,000 strings than in one of a few hundred, and the scan
  * threads came out slower (docs/performance.md, "Facts crossing threads").
  *
- * This is the threads' own format: a snapshot (index/snapshot.ts) is
- * written and read by other rules, and either can change without the other.
+ * The heads are the threads' own format; the rests are the snapshot's, so
+ * that a note never read is saved as the bytes its thread sent.
  */
 import { LinkColumnsWriter, LinkTable, type StringColumns } from '../index/link-table.js';
-import type { IndexedFacts } from '../index/types.js';
-import type { BlockAnchor, Heading, NoteFacts, Task } from '../markdown/facts.js';
+import { blockIdsOf, restText, taskBlockIdsOf, type SnapshotNote } from '../index/snapshot.js';
+import type { NoteFacts } from '../markdown/facts.js';
 
 /** One batch as it crosses threads; the typed arrays are transferred, not copied. */
 export interface WireBatch {
   json: string;
   linkNums: Int32Array;
   linkStrings: StringColumns;
+  /** The notes' rests, UTF-8 JSON back to back (each row's head says where). */
+  rests: Uint8Array;
 }
 
-/** A decoded row: the path, its ETag (null: unreadable) and its facts (null: unreadable or unchanged). */
-export type WireRow = [path: string, etag: string | null, facts: IndexedFacts | null];
+/** A decoded row: the path, its ETag (null: unreadable) and its head with its rest's bytes (null: unreadable or unchanged). */
+export type WireRow = [path: string, etag: string | null, note: SnapshotNote | null];
 
-const FACTS_WIDTH = 14;
-const TASK_WIDTH = 7;
+const HEAD_WIDTH = 8;
 
 /** A scan thread's side: `add` each note of a batch, then `take` the batch. */
 export class WireEncoder {
@@ -65,36 +76,36 @@ export class WireEncoder {
     return out;
   }
 
+  /** The rests of the batch's notes so far: `restsN` bytes of `restBytes`. */
+  private restBytes = Buffer.allocUnsafeSlow(1 << 16);
+  private restsN = 0;
+
   /** A note of the batch; `facts` null when it was unreadable (`etag` null) or unchanged. Tag positions are not sent (the index keeps none). */
   add(path: string, etag: string | null, facts: NoteFacts | null): void {
     if (facts === null) {
       this.rows.push([path, etag, null]);
       return;
     }
-    const range = facts.frontmatterRange === null ? null : [facts.frontmatterRange.start, facts.frontmatterRange.end];
-    const headings: unknown[] = [];
-    for (const h of facts.headings) headings.push(h.level, h.text, h.line);
-    const blocks: unknown[] = [];
-    for (const b of facts.blocks) blocks.push(b.id, b.line, b.column);
-    const tasks: unknown[] = [];
-    for (const t of facts.tasks) tasks.push(t.line, t.status, t.text, t.blockId, t.due, t.depth, t.parentTaskLine);
-    const row: unknown[] = [
+    const rest = restText(facts);
+    const start = this.restsN;
+    // At most 3 UTF-8 bytes per UTF-16 unit.
+    if (start + rest.length * 3 > this.restBytes.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(this.restBytes.length * 2, start + rest.length * 3));
+      this.restBytes.copy(bigger, 0, 0, start);
+      this.restBytes = bigger;
+    }
+    this.restsN = start + this.restBytes.write(rest, start, 'utf8');
+    const head: unknown[] = [
       facts.id,
       facts.aliases,
       this.refs(facts.tags),
-      facts.frontmatterTags,
       this.links.write(facts.links, this.refFn),
-      facts.frontmatter,
-      facts.frontmatterError,
-      range,
-      facts.title,
-      facts.titleSource,
-      headings,
-      blocks,
-      tasks,
-      facts.wordCount,
+      blockIdsOf(facts.blocks),
+      taskBlockIdsOf(facts.tasks),
+      start,
+      this.restsN,
     ];
-    this.rows.push([path, etag, row]);
+    this.rows.push([path, etag, head]);
   }
 
   /** The batch of the notes added since the last take. */
@@ -104,7 +115,11 @@ export class WireEncoder {
     this.strings = [];
     this.rows = [];
     const { nums, strings } = this.links.take();
-    return { json, linkNums: nums, linkStrings: strings };
+    // A copy of the bytes written, in a buffer of its own (it is transferred).
+    const rests = new Uint8Array(this.restsN);
+    rests.set(this.restBytes.subarray(0, this.restsN));
+    this.restsN = 0;
+    return { json, linkNums: nums, linkStrings: strings, rests };
   }
 }
 
@@ -114,80 +129,42 @@ export function decodeBatch(b: WireBatch): WireRow[] {
   if (!Array.isArray(parsed) || parsed.length !== 2 || !Array.isArray(parsed[0]) || !Array.isArray(parsed[1])) throw malformed();
   const strings = parsed[0] as unknown[];
   for (const s of strings) if (typeof s !== 'string') throw malformed();
+  const bytes = Buffer.from(b.rests.buffer, b.rests.byteOffset, b.rests.byteLength);
   const out: WireRow[] = [];
   for (const r of parsed[1] as unknown[]) {
     if (!Array.isArray(r) || r.length !== 3 || typeof r[0] !== 'string') throw malformed();
     const [path, etag, x] = r as [string, string | null, unknown];
-    out.push([path, etag, x === null ? null : factsOf(path, x, strings as string[], b)]);
+    out.push([path, etag, x === null ? null : noteOf(x, strings as string[], b, bytes)]);
   }
   return out;
 }
 
-/** Facts equal, key order included, to the ones encoded (with no tag positions, links as a LinkTable). */
-function factsOf(path: string, x: unknown, strings: readonly string[], b: WireBatch): IndexedFacts {
-  if (!Array.isArray(x) || x.length !== FACTS_WIDTH) throw malformed();
-  const [id, aliases, tagRefs, frontmatterTags, ls, frontmatter, frontmatterError, range, title, titleSource, hs, bs, ts, wordCount] = x as [
-    string | null,
-    string[],
-    unknown[],
-    string[],
-    unknown,
-    NoteFacts['frontmatter'],
-    string | null,
-    [number, number] | null,
-    string,
-    NoteFacts['titleSource'],
-    unknown[],
-    unknown[],
-    unknown[],
-    number,
-  ];
-  if (!Array.isArray(tagRefs) || !Array.isArray(frontmatterTags) || !Array.isArray(hs) || !Array.isArray(bs) || !Array.isArray(ts)) throw malformed();
+/** A note's head, with its rest's place in `bytes` (checked: within them, bracketed). */
+function noteOf(x: unknown, strings: readonly string[], b: WireBatch, bytes: Buffer): SnapshotNote {
+  if (!Array.isArray(x) || x.length !== HEAD_WIDTH) throw malformed();
+  const [id, aliases, tagRefs, ls, blockIds, taskBlockIds, start, end] = x as [string | null, string[], unknown[], unknown, string[], string[], number, number];
+  if (!Array.isArray(aliases) || !Array.isArray(tagRefs) || !Array.isArray(blockIds) || !Array.isArray(taskBlockIds)) throw malformed();
+  if (!(start >= 0 && end - start >= 2 && end <= bytes.length && bytes[start] === 91 && bytes[end - 1] === 93)) throw malformed();
   const tags = new Array<string>(tagRefs.length);
   for (let i = 0; i < tags.length; i++) {
     const t = strings[tagRefs[i] as number];
     if (t === undefined) throw malformed();
     tags[i] = t;
   }
-  const links = LinkTable.fromColumns(ls, b.linkNums, strings, b.linkStrings);
-  const headings: Heading[] = [];
-  for (let i = 0; i < hs.length; i += 3) headings.push({ level: hs[i] as number, text: hs[i + 1] as string, line: hs[i + 2] as number });
-  const blocks: BlockAnchor[] = [];
-  for (let i = 0; i < bs.length; i += 3) blocks.push({ id: bs[i] as string, line: bs[i + 1] as number, column: bs[i + 2] as number });
-  const tasks: Task[] = [];
-  for (let i = 0; i < ts.length; i += TASK_WIDTH) {
-    const status = ts[i + 1] as string;
-    tasks.push({
-      line: ts[i] as number,
-      status,
-      checked: status === 'x' || status === 'X',
-      cancelled: status === '-',
-      text: ts[i + 2] as string,
-      blockId: ts[i + 3] as string | null,
-      due: ts[i + 4] as string | null,
-      depth: ts[i + 5] as number,
-      parentTaskLine: ts[i + 6] as number | null,
-    });
-  }
   return {
-    path,
-    frontmatter,
-    frontmatterError,
-    frontmatterRange: range === null ? null : { start: range[0], end: range[1] },
-    title,
-    titleSource,
     id,
     aliases,
-    frontmatterTags,
-    tagOccurrences: [],
     tags,
-    headings,
-    blocks,
-    links,
-    tasks,
-    wordCount,
+    blockIds: blockIds.length === 0 ? NONE : blockIds,
+    taskBlockIds: taskBlockIds.length === 0 ? NONE : taskBlockIds,
+    links: LinkTable.fromColumns(ls, b.linkNums, strings, b.linkStrings),
+    bytes,
+    start,
+    end,
   };
 }
+
+const NONE: readonly string[] = Object.freeze([]);
 
 function malformed(): TypeError {
   return new TypeError('scan thread batch: malformed');

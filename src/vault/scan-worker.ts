@@ -80,8 +80,8 @@ function scan(items: ScanItem[]): WireBatch {
 port.on('message', ({ items, next }: ScanRequest) => {
   for (let at = Atomics.add(next, 0, BATCH); at < items.length; at = Atomics.add(next, 0, BATCH)) {
     const batch = scan(items.slice(at, at + BATCH));
-    const { linkNums, linkStrings } = batch;
-    port.postMessage(batch, [linkNums.buffer, linkStrings.targets.buffer, linkStrings.extras.buffer] as ArrayBuffer[]);
+    const { linkNums, linkStrings, rests } = batch;
+    port.postMessage(batch, [linkNums.buffer, linkStrings.targets.buffer, linkStrings.extras.buffer, rests.buffer] as ArrayBuffer[]);
   }
   const scanned: ScanScanned = { scanned: true };
   port.postMessage(scanned);

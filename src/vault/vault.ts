@@ -285,10 +285,13 @@ export class Vault {
       }
       this.dirty = true;
       const stat = { size: f.size, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs, etag: r.etag, birthtimeMs: f.birthtimeMs };
-      if (r.facts === null) {
+      if (r.note !== null) {
+        index.upsertScanned(f.rel, r.note, stat);
+        this.parsed++;
+      } else if (r.facts === null) {
         index.upsertNote(f.rel, index.noteByPath(f.rel)!.facts, stat, null);
       } else {
-        index.upsertNote(f.rel, r.facts, stat, r.text, r.fed);
+        index.upsertNote(f.rel, r.facts, stat, r.text);
         this.parsed++;
       }
     };
