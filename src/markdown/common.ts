@@ -7,21 +7,21 @@
  * is decided independently by each implementation.
  */
 import type { NoteFacts, TagOccurrence, Heading, BlockAnchor, Link, Task, TextRange } from './facts.js';
-import { parseSimpleYaml } from './simple-yaml.js';
+import { readSimpleFrontmatter, type ParsedFrontmatter } from './simple-yaml.js';
 import { parseYamlDocument } from './yaml-limits.js';
 
 // ---------------------------------------------------------------- frontmatter
 
-export interface ParsedFrontmatter {
-  data: Record<string, unknown> | null;
-  error: string | null;
-}
+export type { ParsedFrontmatter };
 
 /** Parse frontmatter YAML; never throws. Empty → `{}`; non-mapping or YAML errors → null + error. */
 export function parseFrontmatterYaml(raw: string): ParsedFrontmatter {
-  // Most frontmatter is simple enough for the fast path, which gives the `yaml` package's result or nothing.
-  const simple = parseSimpleYaml(raw);
-  if (simple !== undefined) return { data: simple, error: null };
+  // Most frontmatter is simple enough for the fast path, which gives the `yaml` package's answer or nothing.
+  return readSimpleFrontmatter(raw) ?? parseFrontmatterWithPackage(raw);
+}
+
+/** parseFrontmatterYaml's answer from the `yaml` package, whatever the text. */
+export function parseFrontmatterWithPackage(raw: string): ParsedFrontmatter {
   let doc;
   try {
     doc = parseYamlDocument(raw);

@@ -8,8 +8,14 @@
  * that promise.
  */
 
+import { textOverBudget } from './yaml-limits.js';
+
 const BAIL = Symbol('bail');
-type Parsed = unknown | typeof BAIL;
+/** A flow sequence still open where its line ends, every item before that well-formed. */
+const UNCLOSED = Symbol('unclosed');
+/** Only blank lines and comments: the `yaml` package reads that as null. */
+const EMPTY = Symbol('empty');
+type Parsed = unknown | typeof BAIL | typeof UNCLOSED;
 
 /**
  * Characters whose YAML meaning is unusual or that the `yaml` package treats
@@ -126,14 +132,14 @@ function badPlainStart(line: string, i: number, inFlow: boolean): boolean {
   }
 }
 
-function flowSequence(line: string, start: number): Item | typeof BAIL {
+function flowSequence(line: string, start: number): Item | typeof BAIL | typeof UNCLOSED {
   const out: unknown[] = [];
   let i = start + 1;
   for (;;) {
     while (line.charCodeAt(i) === 32) i++;
     const c = line.charCodeAt(i);
-    // a sequence continued on the next line
-    if (Number.isNaN(c)) return BAIL;
+    // a sequence continued on the next line, or never closed
+    if (Number.isNaN(c)) return UNCLOSED;
     // also after a trailing comma: `[a,]` is `[a]`
     if (c === 93) return { value: out, end: i + 1 };
     let item: Item | typeof BAIL;
@@ -162,7 +168,8 @@ function flowSequence(line: string, start: number): Item | typeof BAIL {
     out.push(item.value);
     i = item.end;
     while (i < line.length && line.charCodeAt(i) === 32) i++;
-    const sep = i < line.length ? line.charCodeAt(i) : -1;
+    if (i === line.length) return UNCLOSED;
+    const sep = line.charCodeAt(i);
     if (sep === 44) i++;
     else if (sep !== 93) return BAIL;
   }
@@ -181,7 +188,7 @@ function restIsBlank(line: string, i: number): boolean {
  */
 function inlineValue(line: string, i: number): Parsed {
   const c = line.charCodeAt(i);
-  let item: Item | typeof BAIL;
+  let item: Item | typeof BAIL | typeof UNCLOSED;
   if (c === 39) item = singleQuoted(line, i);
   else if (c === 34) item = doubleQuoted(line, i);
   else if (c === 91) item = flowSequence(line, i);
@@ -201,7 +208,8 @@ function inlineValue(line: string, i: number): Parsed {
     if (line.charCodeAt(end - 1) === 58) return BAIL;
     return resolvePlain(line.slice(i, end));
   }
-  if (item === BAIL || !restIsBlank(line, item.end)) return BAIL;
+  if (item === BAIL || item === UNCLOSED) return item;
+  if (!restIsBlank(line, item.end)) return BAIL;
   return item.value;
 }
 
@@ -247,6 +255,39 @@ function keyOf(line: string, colon: number): string | typeof BAIL {
  * errors; otherwise `undefined`.
  */
 export function parseSimpleYaml(raw: string): Record<string, unknown> | undefined {
+  const r = read(raw);
+  return typeof r === 'object' ? r : undefined;
+}
+
+/** The `yaml` package's only error for a document whose last line leaves a flow sequence open. */
+export const UNCLOSED_FLOW_SEQUENCE = 'Flow sequence in block collection must be sufficiently indented and end with a ]';
+
+/** Frontmatter as its reader sees it: the mapping, or why there is none. */
+export interface ParsedFrontmatter {
+  data: Record<string, unknown> | null;
+  error: string | null;
+}
+
+/**
+ * What parseFrontmatterYaml (common.ts) gets from the `yaml` package for
+ * `raw`, without the package, or `undefined` when not sure: the mappings
+ * `parseSimpleYaml` reads, `{}` for a block of only blank lines and
+ * comments, and the package's error for the typo of a flow sequence left
+ * open on the last line (`tags: [a, b`). The last two are the frontmatter
+ * the package was still called for in a generated vault: a few hundred
+ * notes in ten thousand, enough to make the package's parser hot, so each
+ * scan thread spent a quarter of its optimizing compiler's work on it.
+ */
+export function readSimpleFrontmatter(raw: string): ParsedFrontmatter | undefined {
+  const r = read(raw);
+  if (r === undefined) return undefined;
+  if (r === EMPTY) return { data: {}, error: null };
+  // The package refuses over-long or deeply bracketed text with another error, before parsing.
+  if (r === UNCLOSED) return textOverBudget(raw) === null ? { data: null, error: UNCLOSED_FLOW_SEQUENCE } : undefined;
+  return { data: r, error: null };
+}
+
+function read(raw: string): Record<string, unknown> | typeof EMPTY | typeof UNCLOSED | undefined {
   if (UNUSUAL_CHARS.test(raw)) return undefined;
   let src = raw;
   if (raw.includes('\r')) {
@@ -275,6 +316,8 @@ export function parseSimpleYaml(raw: string): Record<string, unknown> | undefine
     while (v < line.length && line.charCodeAt(v) === 32) v++;
     if (v < line.length && line.charCodeAt(v) !== 35) {
       const value = inlineValue(line, v);
+      // open to the end of the document: after it only blank lines (anything else the package may read into the sequence)
+      if (value === UNCLOSED) return onlyBlankFrom(lines, n) ? UNCLOSED : undefined;
       if (value === BAIL) return undefined;
       out[key] = value;
       empty = false;
@@ -309,12 +352,17 @@ export function parseSimpleYaml(raw: string): Record<string, unknown> | undefine
         continue;
       }
       const value = inlineValue(item, s);
-      if (value === BAIL) return undefined;
+      if (value === BAIL || value === UNCLOSED) return undefined;
       items.push(value);
     }
     out[key] = items;
     empty = false;
   }
   // an empty or comment-only document is null to the `yaml` package, not a mapping
-  return empty ? undefined : out;
+  return empty ? EMPTY : out;
+}
+
+function onlyBlankFrom(lines: string[], n: number): boolean {
+  for (; n < lines.length; n++) if (indentOf(lines[n]!) !== lines[n]!.length) return false;
+  return true;
 }

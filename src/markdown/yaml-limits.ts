@@ -74,14 +74,18 @@ function overBudget(tokens: readonly CST.Token[]): { at: number; message: string
   return null;
 }
 
+/** Why `src` is refused before it is parsed (too long, too deeply bracketed), or null. */
+export function textOverBudget(src: string, maxChars = YAML_MAX_CHARS): { at: number; message: string } | null {
+  if (src.length > maxChars) return { at: maxChars, message: `longer than ${maxChars} characters` };
+  // Brackets inside scalars count too, hence the margin: only absurd text is refused unparsed.
+  if (bracketDepth(src) > 4 * YAML_MAX_DEPTH) return { at: 0, message: `nested more than ${YAML_MAX_DEPTH} levels deep` };
+  return null;
+}
+
 /** One YAML document, as `parseDocument(src, { prettyErrors: false })` gives it, or an empty one with an error when over budget. */
 export function parseYamlDocument(src: string, maxChars = YAML_MAX_CHARS): Document.Parsed {
-  let over: { at: number; message: string } | null = null;
   let tokens: CST.Token[] = [];
-  if (src.length > maxChars) over = { at: maxChars, message: `longer than ${maxChars} characters` };
-  // Brackets inside scalars count too, hence the margin: only absurd text is refused unparsed.
-  else if (bracketDepth(src) > 4 * YAML_MAX_DEPTH) over = { at: 0, message: `nested more than ${YAML_MAX_DEPTH} levels deep` };
-  else over = overBudget((tokens = [...new (yaml().Parser)().parse(src)]));
+  const over = textOverBudget(src, maxChars) ?? overBudget((tokens = [...new (yaml().Parser)().parse(src)]));
   if (over) {
     const doc = new (yaml().Document)() as Document.Parsed;
     doc.errors.push(new (yaml().YAMLParseError)([over.at, over.at + 1], 'RESOURCE_EXHAUSTION', `YAML ${over.message}`));
