@@ -40,8 +40,8 @@
  * every link again, as it would without them.
  */
 import { AppError } from '../core/errors.js';
-import type { BlockAnchor, Heading, NoteFacts, TagOccurrence, Task } from '../markdown/facts.js';
-import { LinkTable, NumsSink, type StringColumns, type StringSinks } from './link-table.js';
+import type { BlockAnchor, Heading, NoteFacts, Task } from '../markdown/facts.js';
+import { LinkTable, NumsSink, type StringColumns } from './link-table.js';
 import type { AnyFacts, FileStat, IndexedFacts } from './types.js';
 
 /** Bump whenever the meaning of a snapshot changes: its shape or NoteFacts. */
@@ -69,8 +69,10 @@ export interface NoteHead {
 }
 
 /**
- * A note as read from a snapshot: its head, and where the rest of its facts
- * is, as UTF-8 JSON in the snapshot's text bytes (`restOf`, `decodeRest`).
+ * A note as read from a snapshot (or sent by a scan thread, whose rests are
+ * a snapshot's: vault/scan-wire.ts): its head, and where the rest of its
+ * facts is, as UTF-8 JSON in the snapshot's text bytes (or the thread's
+ * batch's: `restOf`, `decodeRest`).
  * Bytes, not a string: decoding the whole text to one string cost 20-40 ms
  * of a warm start on the 10k bench vault, and a text with any non-Latin-1
  * character is held by V8 at two bytes a character, in its heap.
@@ -135,14 +137,14 @@ export function restText(f: AnyFacts): string {
   return JSON.stringify(restFields(f));
 }
 
-/** The facts a note line's head does not hold, as one array: the snapshot's rest, and part of what a scan thread sends (`encodeFacts`). */
+/** The facts a note line's head does not hold, as one array: the snapshot's rest, which is also what a scan thread sends of a note besides its head (vault/scan-wire.ts). */
 function restFields(f: AnyFacts): unknown[] {
   const range = f.frontmatterRange === null ? null : [f.frontmatterRange.start, f.frontmatterRange.end];
   return [f.frontmatter, f.frontmatterError, range, f.title, f.titleSource, f.frontmatterTags, flatHeadings(f.headings), flatBlocks(f.blocks), flatTasks(f.tasks), f.wordCount];
 }
 
-/** The inverse of `restFields`, with the head's facts (a note line's head, or what a scan thread sends before its rest): the whole facts, in NoteFacts' key order. Throws IndexSnapshotError when `x` is not a rest. */
-function factsOf(path: string, x: unknown, head: Pick<NoteHead, 'id' | 'aliases' | 'tags' | 'links'>, tagOccurrences: TagOccurrence[]): IndexedFacts {
+/** The inverse of `restFields`, with the head's facts (a note line's head, or a scan thread's): the whole facts, in NoteFacts' key order, without tag positions. Throws IndexSnapshotError when `x` is not a rest. */
+function factsOf(path: string, x: unknown, head: Pick<NoteHead, 'id' | 'aliases' | 'tags' | 'links'>): IndexedFacts {
   if (!Array.isArray(x) || x.length !== 10) throw malformed();
   const [frontmatter, frontmatterError, range, title, titleSource, frontmatterTags, hs, bs, ts, wordCount] = x as [
     NoteFacts['frontmatter'],
@@ -167,7 +169,7 @@ function factsOf(path: string, x: unknown, head: Pick<NoteHead, 'id' | 'aliases'
     id: head.id,
     aliases: head.aliases,
     frontmatterTags,
-    tagOccurrences,
+    tagOccurrences: [],
     tags: head.tags,
     headings: headingsOf(hs),
     blocks: blocksOf(bs),
@@ -184,7 +186,7 @@ function factsOf(path: string, x: unknown, head: Pick<NoteHead, 'id' | 'aliases'
  * the rest only now).
  */
 export function decodeRest(path: string, note: SnapshotNote): IndexedFacts {
-  return factsOf(path, parseLine(restOf(note)), note, []);
+  return factsOf(path, parseLine(restOf(note)), note);
 }
 
 /** The columns of a snapshot: everything but its text (the header and the notes' rests). */
@@ -449,51 +451,6 @@ const BYTE_ORDER = NATIVE_LE ? 'LE' : 'BE';
 const DERIVED_ID = /^p[0-9a-f]{16}$/;
 /** Integers per link in LinkTable's columns. */
 const LINK_INTS = 5;
-
-/**
- * NoteFacts as scan threads send them (scan-pool.ts): the head's facts (id,
- * aliases, tag occurrences and tags, tag strings as numbers from `table`,
- * links), then the same array as a snapshot's rest (`restFields`), so one
- * decoder (`factsOf`) serves both. The links' integers and
- * their strings' numbers go to the sinks of `columns` (see
- * `LinkTable.toColumns`).
- */
-export function encodeFacts(f: AnyFacts, table: StringTable, columns: { nums: NumsSink; strings: StringSinks }): unknown[] {
-  const tagOcc: unknown[] = [];
-  for (const t of f.tagOccurrences) tagOcc.push(table.ref(t.tag), t.line, t.column, t.offset);
-  const linkTable = f.links instanceof LinkTable ? f.links : LinkTable.of(f.links);
-  // The links' integers travel in typed arrays.
-  const links = linkTable.toColumns((s) => table.ref(s), columns.nums, columns.strings);
-  return [f.id, f.aliases, tagOcc, f.tags.map((t) => table.ref(t)), links, restFields(f)];
-}
-
-/**
- * The inverse of `encodeFacts` (with the strings its table numbered, and
- * the arrays its `columns` sinks made): equal, key order included, to the
- * facts encoded, with links as a LinkTable.
- */
-export function decodeFacts(path: string, x: unknown, strings: readonly string[], columns: { nums: Int32Array; strings: StringColumns }): IndexedFacts {
-  const str = (n: unknown): string => {
-    const s = strings[n as number];
-    if (s === undefined) throw malformed();
-    return s;
-  };
-  if (!Array.isArray(x) || x.length !== 6) throw malformed();
-  const [id, aliases, tagOcc, tagRefs, ls, rest] = x as [string | null, string[], unknown[], unknown[], unknown[], unknown];
-  if (!Array.isArray(tagOcc) || !Array.isArray(tagRefs) || !Array.isArray(ls)) throw malformed();
-  const tagOccurrences: TagOccurrence[] = [];
-  for (let i = 0; i < tagOcc.length; i += 4) {
-    tagOccurrences.push({ tag: str(tagOcc[i]), line: tagOcc[i + 1] as number, column: tagOcc[i + 2] as number, offset: tagOcc[i + 3] as number });
-  }
-  let links: LinkTable;
-  try {
-    links = LinkTable.fromColumns(ls, columns.nums, strings, columns.strings);
-  } catch (e) {
-    if (e instanceof TypeError) throw malformed();
-    throw e;
-  }
-  return factsOf(path, rest, { id, aliases, tags: tagRefs.map(str), links }, tagOccurrences);
-}
 
 function flatHeadings(hs: readonly Heading[]): unknown[] {
   const out: unknown[] = [];

@@ -1,9 +1,7 @@
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
-import { decodeFacts, encodeFacts, snapshotTail, splitSnapshot, StringTable, type SnapshotParts } from '../../src/index/snapshot.js';
-import { NumsSink } from '../../src/index/link-table.js';
-import { extractFacts } from '../../src/markdown/extract.js';
+import { snapshotTail, splitSnapshot, type SnapshotParts } from '../../src/index/snapshot.js';
 import { generateVault } from '../helpers/generate-vault.js';
 import { undecodedRest } from '../../src/index/records.js';
 import { addFile, addNote, linkState } from './helpers.js';
@@ -119,24 +117,6 @@ describe('snapshot', () => {
     addNote(back, 'Reading List.md', 'list');
     addNote(idx, 'Reading List.md', 'list');
     expect(queries(back)).toEqual(queries(idx));
-  });
-
-  it('keeps every fact exactly: decoded facts equal the extracted ones, key order included', () => {
-    const texts = generateVault(11, 300).map((n) => [n.path, n.text] as const);
-    texts.push(['edge/fm.md', '---\ntitle: T\nn: 3\nlist: [a, {b: c}]\nnested: {x: [1, 2]}\n---\n# H\n- [x] done ^d1\n- [-] gone [due:: 2024-01-02]\n  - [ ] sub\n']);
-    texts.push(['edge/bad.md', '---\n: : bad\n---\nbody']);
-    for (const [path, text] of texts) {
-      const facts = extractFacts(text, path);
-      // As the scan threads send them: the links' integers and strings' numbers in typed arrays.
-      const table = new StringTable();
-      const nums = new NumsSink();
-      const sinks = { targets: new NumsSink(), extras: new NumsSink() };
-      const encoded = JSON.stringify(encodeFacts(facts, table, { nums, strings: sinks }));
-      const strings = table.takeStrings();
-      const back = decodeFacts(path, JSON.parse(encoded), strings, { nums: nums.take(), strings: { targets: sinks.targets.take(), extras: sinks.extras.take() } });
-      expect({ ...back, links: back.links.toArray() }).toEqual(facts);
-      expect(JSON.stringify(back)).toBe(JSON.stringify(facts));
-    }
   });
 
   it('keeps every fact exactly through a snapshot: the facts of a note, decoded when first read, equal the indexed ones, key order included', () => {
