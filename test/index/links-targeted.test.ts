@@ -12,6 +12,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex } from '../../src/index/home-index.js';
+import { prng } from '../helpers/generate-vault.js';
 import { addFile, addNote, linkState } from './helpers.js';
 
 /** Note names: same names in several folders and cases, dots, spaces, a final sigma (`ΑΣ`, lowercased `ας`). */
@@ -53,16 +54,9 @@ const EXTRAS = [
   '[[#Part]]', '[x](#Part)', '[[a/]]', '[[..]]', '[[Nowhere]]', '[[deep/Alpha]]', '[[er/alpha]]',
 ];
 
-/** A small seeded generator (mulberry32): the same Home for the same seed. */
+/** A seeded generator (generate-vault's mulberry32): the same Home for the same seed. */
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
   return { next, pick };
 }
