@@ -144,6 +144,16 @@ function writeNativeClient(tree, lenient) {
 }
 
 /**
+ * Packages that Fastify requires only inside the function that uses them, and that the
+ * server never calls: its default schema compilers (routes take no Fastify schema:
+ * src/surfaces/http/app.ts, `noRouteSchemas`), `inject`'s light-my-request, and its logger,
+ * pino (the app is made with `logger: false`). Left out of the bundle (loaded from
+ * node_modules if ever called), they are no longer compiled at every start: 0.55 MB of
+ * 1.24 MB in the app chunk and a 95 KB chunk of pino's own (docs/performance.md, "Start-up").
+ */
+const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino'];
+
+/**
  * The full command line (src/surfaces/cli/main.ts) and the vault daemon
  * (src/surfaces/daemon/daemon.ts, which `daemon run` loads) with the
  * packages they import, as one bundle split at its dynamic imports:
@@ -161,16 +171,6 @@ function writeNativeClient(tree, lenient) {
  * gives each chunk one. dist/bundle/inputs.json names each chunk's source
  * modules, for the tests that check what a command loads.
  */
-/**
- * Packages that Fastify requires only inside the function that uses them, and that the
- * server never calls: its default schema compilers (routes take no Fastify schema:
- * src/surfaces/http/app.ts, `noRouteSchemas`), `inject`'s light-my-request, and its logger,
- * pino (the app is made with `logger: false`). Left out of the bundle (loaded from
- * node_modules if ever called), they are no longer compiled at every start: 0.55 MB of
- * 1.24 MB in the app chunk and a 95 KB chunk of pino's own (docs/performance.md, "Start-up").
- */
-const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino'];
-
 async function writeCliBundle(tree) {
   const { build } = await import('esbuild');
   const vendored = {
@@ -180,9 +180,6 @@ async function writeCliBundle(tree) {
       b.onResolve({ filter: names }, (args) => ({ path: `../${vendorFile(args.path)}`, external: true }));
     },
   };
-  // Code Fastify requires only when called (`require` inside a function): every start
-  // compiled it, bundled into the app chunk, though the server never calls it.
-  const external = FASTIFY_UNCALLED;
   const out = path.join(tree, 'bundle');
   const result = await build({
     ...OPTIONS,
@@ -193,7 +190,7 @@ async function writeCliBundle(tree) {
     splitting: true,
     metafile: true,
     plugins: [vendored],
-    external,
+    external: FASTIFY_UNCALLED,
     banner: { js: "import { createRequire as __quireCreateRequire } from 'node:module';\nconst require = __quireCreateRequire(import.meta.url);" },
   });
   const inputs = {};
