@@ -35,7 +35,7 @@
  * that a note never read is saved as the bytes its thread sent.
  */
 import { LinkColumnsWriter, LinkTable, type StringColumns } from '../index/link-table.js';
-import { blockIdsOf, restText, taskBlockIdsOf, type SnapshotNote } from '../index/snapshot.js';
+import { blockIdsOf, restText, StringTable, taskBlockIdsOf, type SnapshotNote } from '../index/snapshot.js';
 import type { NoteFacts } from '../markdown/facts.js';
 
 /** One batch as it crosses threads; the typed arrays are transferred, not copied. */
@@ -54,25 +54,15 @@ const HEAD_WIDTH = 8;
 
 /** A scan thread's side: `add` each note of a batch, then `take` the batch. */
 export class WireEncoder {
-  private numbers = new Map<string, number>();
-  private strings: string[] = [];
+  /** The batch's strings: a table per batch (take starts a new one). */
+  private table = new StringTable();
   private rows: unknown[] = [];
   private readonly links = new LinkColumnsWriter();
-  private readonly refFn = (s: string): number => this.ref(s);
-
-  private ref(s: string): number {
-    let n = this.numbers.get(s);
-    if (n === undefined) {
-      n = this.strings.length;
-      this.numbers.set(s, n);
-      this.strings.push(s);
-    }
-    return n;
-  }
+  private readonly refFn = (s: string): number => this.table.ref(s)!;
 
   private refs(xs: readonly string[]): number[] {
     const out = new Array<number>(xs.length);
-    for (let i = 0; i < xs.length; i++) out[i] = this.ref(xs[i]!);
+    for (let i = 0; i < xs.length; i++) out[i] = this.refFn(xs[i]!);
     return out;
   }
 
@@ -110,9 +100,8 @@ export class WireEncoder {
 
   /** The batch of the notes added since the last take. */
   take(): WireBatch {
-    const json = JSON.stringify([this.strings, this.rows]);
-    this.numbers = new Map();
-    this.strings = [];
+    const json = JSON.stringify([this.table.takeStrings(), this.rows]);
+    this.table = new StringTable();
     this.rows = [];
     const { nums, strings } = this.links.take();
     // A copy of the bytes written, in a buffer of its own (it is transferred).
