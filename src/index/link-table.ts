@@ -90,18 +90,10 @@ export class LinkTable {
     const ref = (s: string | null) => (s === null ? -1 : strings.push(s) - 1);
     for (let i = 0; i < links.length; i++) {
       const l = links[i]!;
-      const o = i * NUMS;
-      let first = (l.kind === 'markdown' ? MARKDOWN : 0) | (l.embed ? EMBED : 0);
       targets[i] = ref(l.target);
-      if (l.heading !== null || l.blockId !== null || l.alias !== null) {
-        first |= (extras.length / EXTRAS + 1) << SLOT_SHIFT;
-        extras.push(ref(l.heading), ref(l.blockId), ref(l.alias));
-      }
-      nums[o] = first;
-      nums[o + 1] = l.line;
-      nums[o + 2] = l.column;
-      nums[o + 3] = l.start;
-      nums[o + 4] = l.end;
+      const slot = hasExtras(l) ? extras.length / EXTRAS + 1 : 0;
+      if (slot !== 0) extras.push(ref(l.heading), ref(l.blockId), ref(l.alias));
+      putLinkNums(nums, i * NUMS, l, slot);
     }
     return new LinkTable(nums, targets, extras.length > 0 ? Int32Array.from(extras) : null, strings);
   }
@@ -284,10 +276,9 @@ export class LinkColumnsWriter {
     for (let i = 0; i < count; i++) {
       const l = links[i]!;
       const o = at + i * NUMS;
-      let first = (l.kind === 'markdown' ? MARKDOWN : 0) | (l.embed ? EMBED : 0);
       targets[o / NUMS] = ref(l.target);
-      if (l.heading !== null || l.blockId !== null || l.alias !== null) {
-        first |= ++slots << SLOT_SHIFT;
+      const slot = hasExtras(l) ? ++slots : 0;
+      if (slot !== 0) {
         if (this.extrasN + EXTRAS > this.extras.length) this.extras = grown(this.extras, this.extrasN + EXTRAS);
         const e = this.extras;
         e[this.extrasN] = l.heading === null ? -1 : ref(l.heading);
@@ -295,11 +286,7 @@ export class LinkColumnsWriter {
         e[this.extrasN + 2] = l.alias === null ? -1 : ref(l.alias);
         this.extrasN += EXTRAS;
       }
-      nums[o] = first;
-      nums[o + 1] = l.line;
-      nums[o + 2] = l.column;
-      nums[o + 3] = l.start;
-      nums[o + 4] = l.end;
+      putLinkNums(nums, o, l, slot);
     }
     this.numsN = at + count * NUMS;
     return [at, count, null, slots === 0 ? null : [extrasAt, slots * EXTRAS]];
@@ -315,6 +302,19 @@ export class LinkColumnsWriter {
     this.extrasN = 0;
     return out;
   }
+}
+
+function hasExtras(l: Link): boolean {
+  return l.heading !== null || l.blockId !== null || l.alias !== null;
+}
+
+/** Link `l`'s NUMS integers at `nums[o]`: flags and extras slot (1-based; 0: none), line, column, start, end. */
+function putLinkNums(nums: Int32Array, o: number, l: Link, slot: number): void {
+  nums[o] = (l.kind === 'markdown' ? MARKDOWN : 0) | (l.embed ? EMBED : 0) | (slot << SLOT_SHIFT);
+  nums[o + 1] = l.line;
+  nums[o + 2] = l.column;
+  nums[o + 3] = l.start;
+  nums[o + 4] = l.end;
 }
 
 function grown(a: Int32Array, atLeast: number): Int32Array {
