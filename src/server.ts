@@ -64,16 +64,7 @@ export interface RunningServer {
 
 /** The HTTP side of the server: what `startServer` loads while the Homes open. */
 function loadHttpModules() {
-  return Promise.all([
-    import('./actions/registry.js'),
-    import('./surfaces/http/app.js'),
-    import('./web/pages.js'),
-    import('./calendar/feed-route.js'),
-    import('./public/tus-http.js'),
-    import('./caldav/routes.js'),
-    import('./collab/hub.js'),
-    import('./calendar/sync-schedule.js'),
-  ]);
+  return import('./surfaces/http/start-modules.js');
 }
 
 /**
@@ -98,8 +89,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     const setupToken = await issueSetupTokenIfEmpty(services);
     // Calendar accounts made before Connected Accounts become their CalDAV sides (idempotent).
     await migrateLegacyCalendarAccounts(services.store);
-    const [{ registry }, { buildApp }, { registerWeb }, { registerFeedRoute }, { registerFileDrop }, { registerCalDav }, { attachCollab }, { CalendarSyncSchedule }] =
-      await loadHttpModules();
+    const { registry, buildApp, registerWeb, registerFeedRoute, registerFileDrop, registerCalDav, attachCollab, CalendarSyncSchedule } = await loadHttpModules();
     const built = buildApp({ services, actions: registry, extend: (a) => {
       registerWeb(a, services);
       registerFeedRoute(a, services);
