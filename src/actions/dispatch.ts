@@ -12,7 +12,13 @@ import { checkConfirmation } from './confirmation.js';
 import type { ActionContext, SurfaceName } from './context.js';
 import { toOutcome, type ActionOutcome } from './reply.js';
 import type { ActionDef } from './types.js';
-import { validateInput, type RawInput } from './validate.js';
+import type { RawInput } from './validate.js';
+
+/**
+ * Input validation (ajv, 0.28 MB of code, and the schemas it compiles) is loaded by the first call, not by every
+ * start: a server listens and its Homes index without it (docs/performance.md, "Start-up").
+ */
+let validation: typeof import('./validate.js') | undefined;
 
 export interface CallOptions {
   services: Services;
@@ -61,7 +67,7 @@ export async function dispatch(action: ActionDef<any>, raw: RawInput, opts: Call
     }
     checkAccess(action, caller, now, opts.services.config.recentConfirmationSeconds);
     checkConfirmation(action, opts.confirm, opts.surface);
-    const input = validateInput(action, raw);
+    const input = (validation ??= await import('./validate.js')).validateInput(action, raw);
     if (!action.handler) throw errors.notImplemented(action.name);
     const ctx: ActionContext = { caller, services: opts.services, surface: opts.surface, now: () => Date.now() };
     return toOutcome(await action.handler(ctx, input as never));
