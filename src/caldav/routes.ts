@@ -11,8 +11,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
-import { handleDav } from './handlers.js';
 import { WELL_KNOWN } from './paths.js';
+
+// The handlers (the calendar's events, ical.js) are loaded by the first CalDAV request, not by every start.
+const handlers = () => import('./handlers.js');
 
 const DAV_ONLY = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR', 'MKCOL'];
 const METHODS = ['OPTIONS', 'GET', 'PUT', 'DELETE', ...DAV_ONLY];
@@ -23,7 +25,7 @@ export function registerCalDav(app: FastifyInstance, services: Services): void {
     dav.removeAllContentTypeParsers();
     dav.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     const handler = async (req: FastifyRequest, res: FastifyReply) => {
-      const out = await handleDav(services, {
+      const out = await (await handlers()).handleDav(services, {
         method: req.method,
         path: req.url.split('?')[0]!,
         headers: req.headers,

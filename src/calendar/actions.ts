@@ -7,13 +7,15 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
-import * as ev from './events.js';
-import * as views from './views.js';
-import { cachedAnswer } from './window-cache.js';
 import { readPreferences, writePreferences } from './preferences.js';
 import { actions as feedActions } from './feed-actions.js';
 import { actions as journalLinkActions } from './journal-link-actions.js';
 import { actions as accountActions } from './account-actions.js';
+
+// The calendar's domain code, and ical.js (0.2 MB) under it, is loaded by the first calendar call, not by every start.
+const ev = async () => (await import('./lazy.js')).events;
+const views = async () => (await import('./lazy.js')).views;
+const windowCache = async () => (await import('./lazy.js')).windowCache;
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = (description: string) =>
@@ -58,7 +60,7 @@ export const actions = [
   specAction('calendar_calendars', {
     summary: "Lists the caller's Calendars.",
     input: {},
-    handler: async (ctx) => ev.listCalendars(await openScope(ctx)),
+    handler: async (ctx) => (await ev()).listCalendars(await openScope(ctx)),
   }),
   specAction('calendar_create_event', {
     summary:
@@ -72,17 +74,17 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { body }) => reply(await ev.createEvent(await openScope(ctx), body.calendar_id, body.icalendar), { status: 201 }),
+    handler: async (ctx, { body }) => reply(await (await ev()).createEvent(await openScope(ctx), body.calendar_id, body.icalendar), { status: 201 }),
   }),
   specAction('calendar_delete_event', {
     summary: 'Deletes an Event (its file).',
     input: { path: EventId },
-    handler: async (ctx, { path }) => ev.deleteEvent(await openScope(ctx), path.id),
+    handler: async (ctx, { path }) => (await ev()).deleteEvent(await openScope(ctx), path.id),
   }),
   specAction('calendar_event_detail', {
     summary: 'Reads one Event in detail, with its iCalendar text.',
     input: { path: EventId },
-    handler: async (ctx, { path }) => ev.eventDetail(await openScope(ctx), path.id),
+    handler: async (ctx, { path }) => (await ev()).eventDetail(await openScope(ctx), path.id),
   }),
   specAction('calendar_events', {
     summary:
@@ -100,7 +102,7 @@ export const actions = [
     },
     handler: async (ctx, { query }) => {
       const scope = await openScope(ctx);
-      return cachedAnswer(scope, `events ${query.from} ${query.to} ${query.tz}`, () => views.listEvents(scope, query));
+      return (await windowCache()).cachedAnswer(scope, `events ${query.from} ${query.to} ${query.tz}`, async () => (await views()).listEvents(scope, query));
     },
   }),
   specAction('calendar_items', {
@@ -120,7 +122,7 @@ export const actions = [
     },
     handler: async (ctx, { query }) => {
       const scope = await openScope(ctx);
-      return cachedAnswer(scope, `items ${query.from} ${query.to} ${query.tz} ${query.limit} ${query.cursor}`, () => views.listItems(scope, query));
+      return (await windowCache()).cachedAnswer(scope, `items ${query.from} ${query.to} ${query.tz} ${query.limit} ${query.cursor}`, async () => (await views()).listItems(scope, query));
     },
   }),
   specAction('calendar_move_event', {
@@ -129,7 +131,7 @@ export const actions = [
       path: EventId,
       body: Type.Object({ calendar_id: Type.String({ description: 'Target Calendar' }) }, { additionalProperties: false }),
     },
-    handler: async (ctx, { path, body }) => ev.moveEvent(await openScope(ctx), path.id, body.calendar_id),
+    handler: async (ctx, { path, body }) => (await ev()).moveEvent(await openScope(ctx), path.id, body.calendar_id),
   }),
   specAction('calendar_preferences_get', {
     summary: "Reads the caller's calendar preferences (every key, null where unset).",
@@ -156,7 +158,7 @@ export const actions = [
     },
     handler: async (ctx, { body }) => {
       const scope = await openScope(ctx);
-      return writePreferences(scope, body, (id) => ev.findCalendar(scope, id, 'body.default_event_calendar_id'));
+      return writePreferences(scope, body, async (id) => (await ev()).findCalendar(scope, id, 'body.default_event_calendar_id'));
     },
   }),
   specAction('calendar_range', {
@@ -174,13 +176,13 @@ export const actions = [
     },
     handler: async (ctx, { query }) => {
       const scope = await openScope(ctx);
-      return cachedAnswer(scope, `range ${query.from} ${query.to} ${query.tz}`, () => views.range(scope, query));
+      return (await windowCache()).cachedAnswer(scope, `range ${query.from} ${query.to} ${query.tz}`, async () => (await views()).range(scope, query));
     },
   }),
   specAction('calendar_tags', {
     summary: 'Lists the Event Tags (CATEGORIES) with the number of Events carrying each.',
     input: {},
-    handler: async (ctx) => views.tags(await openScope(ctx)),
+    handler: async (ctx) => (await views()).tags(await openScope(ctx)),
   }),
   specAction('calendar_update_calendar', {
     summary: 'Changes the color or visibility of a Calendar; null resets a key to its default.',
@@ -194,7 +196,7 @@ export const actions = [
         { additionalProperties: false },
       ),
     },
-    handler: async (ctx, { path, body }) => ev.updateCalendar(await openScope(ctx), path.id, body),
+    handler: async (ctx, { path, body }) => (await ev()).updateCalendar(await openScope(ctx), path.id, body),
   }),
   specAction('calendar_update_event', {
     summary: 'Replaces an Event with new iCalendar text; unknown and X- properties the text leaves out are kept.',
@@ -202,7 +204,7 @@ export const actions = [
       path: EventId,
       body: Type.Object({ icalendar: Type.String({ description: 'The Event as iCalendar text' }) }, { additionalProperties: false }),
     },
-    handler: async (ctx, { path, body }) => ev.updateEvent(await openScope(ctx), path.id, body.icalendar),
+    handler: async (ctx, { path, body }) => (await ev()).updateEvent(await openScope(ctx), path.id, body.icalendar),
   }),
   specAction('calendar_year', {
     summary: 'Shows the Calendar activity of one year (per-day counts of Events, log entries and Tasks), optionally in time zone `tz`.',
@@ -217,7 +219,7 @@ export const actions = [
     },
     handler: async (ctx, { query }) => {
       const scope = await openScope(ctx);
-      return cachedAnswer(scope, `year ${query.year} ${query.tz}`, () => views.year(scope, query));
+      return (await windowCache()).cachedAnswer(scope, `year ${query.year} ${query.tz}`, async () => (await views()).year(scope, query));
     },
   }),
   ...feedActions,

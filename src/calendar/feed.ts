@@ -12,7 +12,7 @@ import type { Services } from '../core/services.js';
 import type { Scope } from '../notes/access.js';
 import type { CalendarFeedRecord } from '../store/schema.js';
 import { findUserById } from '../store/users.js';
-import { feedDocument, type EventFile } from './feed-ical.js';
+import type { EventFile } from './feed-ical.js';
 import { feedItems, normalTag } from './feed-items.js';
 import { feedByToken, type FeedSettings } from './feed-store.js';
 
@@ -139,6 +139,8 @@ async function build(scope: Scope, f: CalendarFeedRecord, calendarId: string | n
   const files = calendarId !== null && calendars ? await calendars.files(scope, calendarId) : [];
   // DTSTAMP of the generated items: the feed's last settings change, not the build time, so a rebuild
   // that finds the same items (an unrelated note changed) gives the same bytes and ETag, and clients keep their 304s.
+  // The iCalendar writer (ical.js) is loaded by the first feed built, not by every start.
+  const { feedDocument } = (await import('./lazy.js')).feedIcal;
   const body = Buffer.from(feedDocument({ name: f.name, color: f.color, detail: f.detail, stampMs: f.updated_ms }, items, files), 'utf8');
   return { key, body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
 }

@@ -6,7 +6,9 @@ import { Type } from '@sinclair/typebox';
 import { reply } from '../actions/reply.js';
 import { Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
-import * as jl from './journal-link.js';
+
+// Event writing (ical.js) is loaded by the first call, not by every start.
+const jl = async () => (await import('./lazy.js')).journalLink;
 
 const EventId = Obj({ id: PathString('Identity of the Event') });
 const Instant = (description: string) => Type.String({ description });
@@ -25,7 +27,7 @@ export const actions = [
         timezone: Type.String(),
       }),
     },
-    handler: async (ctx, { body }) => reply(await jl.createEventFromLog(await openScope(ctx), body, ctx.now()), { status: 201 }),
+    handler: async (ctx, { body }) => reply(await (await jl()).createEventFromLog(await openScope(ctx), body, ctx.now()), { status: 201 }),
   }),
   specAction('calendar_create_event_from_note', {
     summary:
@@ -39,7 +41,7 @@ export const actions = [
         timezone: Type.String(),
       }),
     },
-    handler: async (ctx, { body }) => reply(await jl.createEventFromNote(await openScope(ctx), body, ctx.now()), { status: 201 }),
+    handler: async (ctx, { body }) => reply(await (await jl()).createEventFromNote(await openScope(ctx), body, ctx.now()), { status: 201 }),
   }),
   specAction('calendar_duplicate_item', {
     summary: 'Duplicates a log entry, Event or Task shown in the Calendar on a given Calendar-local day.',
@@ -50,12 +52,12 @@ export const actions = [
         kind: Type.Union([Type.Literal('log'), Type.Literal('event'), Type.Literal('task')]),
       }),
     },
-    handler: async (ctx, { body }) => reply(await jl.duplicateItem(await openScope(ctx), body, ctx.now()), { status: 201 }),
+    handler: async (ctx, { body }) => reply(await (await jl()).duplicateItem(await openScope(ctx), body, ctx.now()), { status: 201 }),
   }),
   specAction('calendar_event_log_status', {
     summary: 'Gets the log entry written for an Event, if any.',
     input: { path: EventId },
-    handler: async (ctx, { path }) => jl.eventLogStatus(await openScope(ctx), path.id, ctx.now()),
+    handler: async (ctx, { path }) => (await jl()).eventLogStatus(await openScope(ctx), path.id, ctx.now()),
   }),
   specAction('calendar_log_event', {
     summary: 'Logs a past Event as a log entry, optionally overriding its start and end with local HH:MM times.',
@@ -67,7 +69,7 @@ export const actions = [
       }),
     },
     handler: async (ctx, { path, body }) => {
-      const r = await jl.logEvent(await openScope(ctx), path.id, body, ctx.now());
+      const r = await (await jl()).logEvent(await openScope(ctx), path.id, body, ctx.now());
       return reply(r, { status: r.created ? 201 : 200 });
     },
   }),

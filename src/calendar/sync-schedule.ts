@@ -7,8 +7,10 @@
 import { ownerScope } from '../collab/owner.js';
 import type { Services } from '../core/services.js';
 import { allSubscriptions, enabledAccounts } from './account-store.js';
-import { runAccountSync } from './account.js';
-import { refreshSubscription } from './subscription.js';
+
+// Sync (tsdav, ical.js) is loaded by the first refresh due, not by every start.
+const account = async () => (await import('./lazy.js')).account;
+const subscription = async () => (await import('./lazy.js')).subscription;
 
 export function scheduleMinutes(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.QUIRE_CALENDAR_SYNC_MINUTES ?? 15);
@@ -38,14 +40,14 @@ export class CalendarSyncSchedule {
     const { store, config } = this.services;
     for (const a of enabledAccounts(store)) {
       try {
-        await runAccountSync(config, store, await ownerScope(this.services, a.user_id), a);
+        await (await account()).runAccountSync(config, store, await ownerScope(this.services, a.user_id), a);
       } catch (e) {
         this.log(`calendar sync of account ${a.id} failed: ${(e as Error).message}`);
       }
     }
     for (const s of allSubscriptions(store)) {
       try {
-        await refreshSubscription({ store, config, userId: s.user_id }, await ownerScope(this.services, s.user_id), s.id);
+        await (await subscription()).refreshSubscription({ store, config, userId: s.user_id }, await ownerScope(this.services, s.user_id), s.id);
       } catch (e) {
         this.log(`calendar subscription ${s.id} refresh failed: ${(e as Error).message}`);
       }

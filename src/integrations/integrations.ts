@@ -11,10 +11,12 @@ import { newId } from '../core/ids.js';
 import { openScope, type Scope } from '../notes/access.js';
 import type { IntegrationAccountRecord } from '../store/schema.js';
 import { openSecret, sealSecret } from '../calendar/account-secret.js';
-import { connectAccount, removeAccount, setAccountEnabled, startFirstSync } from '../calendar/account.js';
 import { checkImap, checkSmtp } from './mail-check.js';
 import { hostsFor, parseMailHost, type Hosts, type HostOverrides, type Provider } from './providers.js';
 import { addIntegration, getIntegration, integrationView, listIntegrations, patchIntegration, removeIntegrationRecord } from './integration-store.js';
+
+// Calendar sync (tsdav, ical.js) is loaded by the first call that connects or changes an account, not by every start.
+const account = async () => (await import('../calendar/lazy.js')).account;
 
 export interface CreateBody extends HostOverrides {
   provider: Provider;
@@ -40,7 +42,7 @@ async function connectCalendar(ctx: ActionContext, scope: Scope, hosts: Hosts, u
     return null;
   }
   try {
-    return await connectAccount(ctx.services.config, ctx.services.store, scope, callerOf(ctx).userId, { endpoint: hosts.caldav, username, password, integrationId });
+    return await (await account()).connectAccount(ctx.services.config, ctx.services.store, scope, callerOf(ctx).userId, { endpoint: hosts.caldav, username, password, integrationId });
   } catch (e) {
     if (required || !(e instanceof AppError && e.status < 500)) throw e;
     return null;
@@ -63,7 +65,7 @@ export async function createIntegration(ctx: ActionContext, body: CreateBody) {
     calendar_enabled: calendar !== null, mail_enabled: mail, calendar_account_id: calendar?.id ?? null, migrated_from: null, created_ms: now, updated_ms: now,
   };
   await addIntegration(ctx.services.store, rec);
-  const job = calendar ? await startFirstSync(ctx, scope, calendar) : null;
+  const job = calendar ? await (await account()).startFirstSync(ctx, scope, calendar) : null;
   return reply({ account: integrationView(rec), job }, { status: 201 });
 }
 
@@ -84,11 +86,11 @@ export async function updateIntegration(ctx: ActionContext, id: string, body: { 
   if (typeof body.calendar_enabled === 'boolean' && body.calendar_enabled !== rec.calendar_enabled) {
     const scope = await openScope(ctx);
     if (rec.calendar_account_id) {
-      await setAccountEnabled(ctx.services.store, scope, userId, rec.calendar_account_id, body.calendar_enabled);
+      await (await account()).setAccountEnabled(ctx.services.store, scope, userId, rec.calendar_account_id, body.calendar_enabled);
     } else if (body.calendar_enabled) {
       const cal = await connectCalendar(ctx, scope, hosts, rec.username, password, rec.id, true);
       patch.calendar_account_id = cal!.id;
-      job = await startFirstSync(ctx, scope, cal!);
+      job = await (await account()).startFirstSync(ctx, scope, cal!);
     }
     patch.calendar_enabled = body.calendar_enabled;
   }
@@ -101,7 +103,7 @@ export async function deleteIntegration(ctx: ActionContext, id: string) {
   const rec = getIntegration(ctx.services.store, userId, id);
   if (rec.calendar_account_id) {
     try {
-      await removeAccount(ctx.services.config, ctx.services.store, await openScope(ctx), userId, rec.calendar_account_id);
+      await (await account()).removeAccount(ctx.services.config, ctx.services.store, await openScope(ctx), userId, rec.calendar_account_id);
     } catch (e) {
       if (!(e instanceof AppError && e.status === 404)) throw e; // removed through calendar_remove_account already
     }

@@ -12,6 +12,7 @@ import { afterAll, expect, it } from 'vitest';
 import { runCli, spawnServe } from '../helpers/cli.js';
 import { tempDir } from '../helpers/instance.js';
 import { stopProcess } from '../helpers/processes.js';
+import { unbundled } from '../helpers/unbundled.js';
 
 const REPO = path.resolve(__dirname, '../..');
 const HOOK = path.join(REPO, 'test/helpers/record-imports.mjs');
@@ -23,6 +24,9 @@ function importLog(dir: string): { env: Record<string, string>; loaded: () => st
   fs.writeFileSync(log, '');
   return { env: { NODE_OPTIONS: `--import=${HOOK}`, QUIRE_IMPORT_LOG: log }, loaded: () => fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(rel) };
 }
+/** The modules the process loaded so far, each chunk of the bundle replaced by the sources it holds (paths from the repo). */
+const modulesIn = (logFile: string) => unbundled(fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean)).map(rel);
+
 /** Modules of dist/ loaded from outside the bundle and the vendored packages. */
 const outsideBundle = (loaded: string[]) => loaded.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/') && !f.startsWith('dist/vendor/'));
 
@@ -109,3 +113,32 @@ it('the bundle leaves out what Fastify requires only when called and the server 
     expect(bundled.filter((f) => f.includes(`node_modules/${pkg}/`))).toEqual([]);
   }
 });
+
+it('a server start loads no calendar code (ical.js) and no input validation (ajv); the first call that needs them does', async () => {
+  const vault = vaultOf(3);
+  const state = tempDir('quire-bundle-lazy-');
+  dirs.push(state);
+  const log = importLog(state);
+  const logFile = path.join(state, 'loaded.txt');
+  const started = spawnServe(['--vault', vault, '--port', '0'], {
+    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), ...log.env },
+    untilIndexReady: true,
+  });
+  const serve = started.child;
+  try {
+    const { url, token } = await started.ready;
+    // Listening and indexed: the whole start is behind this line.
+    const atStart = modulesIn(logFile);
+    expect(atStart.some((f) => f.includes('node_modules/fastify/'))).toBe(true);
+    expect(atStart.filter((f) => /node_modules\/(ical\.js|ajv|ajv-formats)\/|dist\/calendar\/(events|ics|recurrence|zones)\.js$|dist\/actions\/validate\.js$/.test(f))).toEqual([]);
+
+    const auth = { headers: { authorization: `Bearer ${token}` } };
+    expect((await fetch(`${url}/api/v1/notes?limit=1`, auth)).status).toBe(200);
+    expect(modulesIn(logFile)).toContain('node_modules/ajv/dist/ajv.js');
+    const calendars = await fetch(`${url}/api/v1/calendar/calendars`, auth);
+    expect(calendars.status).toBe(200);
+    expect(modulesIn(logFile)).toContain('node_modules/ical.js/dist/ical.js');
+  } finally {
+    await stopProcess(serve);
+  }
+}, 90_000);
