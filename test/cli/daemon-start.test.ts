@@ -1,16 +1,22 @@
 /**
  * How the first `--vault` call starts the folder's daemon: the thin client
- * starts it as soon as it finds no daemon (before the full command line
- * loads), the full command line waits for that one instead of starting
- * another, two first calls at once leave one daemon that opened the folder,
- * and a daemon started for a command that never calls it leaves by itself.
+ * starts it as soon as it finds no daemon and sends it the call itself (the
+ * full command line never loads); a call that daemon leaves, or a daemon
+ * that fails to start, goes to the full command line as before; two first
+ * calls at once leave one daemon that opened the folder, and a daemon
+ * started for a command that never calls it leaves by itself.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { daemonFiles } from '../../src/surfaces/daemon/protocol.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/instance.js';
 import { alive, cliWorld, until } from './helpers.js';
+
+const REPO = path.resolve(__dirname, '../..');
+/** Log every module a process loads (ES modules through loader hooks, CommonJS ones as they load), as in thin.test.ts. */
+const HOOKS = `--import=${path.join(REPO, 'test/helpers/record-imports.mjs')} --require=${path.join(REPO, 'test/helpers/record-requires-live.cjs')}`;
 
 const world = cliWorld();
 afterAll(() => world.cleanup());
@@ -22,18 +28,61 @@ const logLines = (vault: string) => fs.readFileSync(filesOf(vault).log, 'utf8').
 const backlinks = (stdout: string) => (JSON.parse(stdout).items as Array<{ path: string }>).map((i) => i.path).sort();
 
 describe('starting the vault daemon', () => {
-  it('the thin client starts it before the command line loads, and the command line waits for that one', async () => {
+  it('the thin client starts it and sends it the call itself: the full command line never loads', async () => {
     const vault = world.makeVault();
-    const r = await quire(['backlinks', 'Home.md', '--vault', vault, '--json', '--verbose']);
-    expect(r.stderr).toContain('vault daemon: starting one for');
-    expect(r.stderr).toContain('vault daemon: waiting for the one started before the command line loaded');
+    const log = path.join(tempDir('quire-imports-'), 'loaded.txt');
+    fs.writeFileSync(log, '');
+    const r = await quire(['backlinks', 'Home.md', '--vault', vault, '--json', '--verbose'], { NODE_OPTIONS: HOOKS, QUIRE_IMPORT_LOG: log });
+    expect(r.code).toBe(0);
     expect(backlinks(r.stdout)).toEqual(['Books/Dune.md', 'Project Alpha.md']);
+    // The thin client's line, then the daemon's: nothing from the full command line's daemon client.
+    const files = filesOf(vault);
+    const real = fs.realpathSync(vault);
+    expect(r.stderr).toBe(`vault daemon: starting one for ${real} (log: ${files.log})\nvault daemon: the running one for ${real} answered the whole command (thin client)\n`);
+    // The log holds the daemon's modules too (it inherits NODE_OPTIONS), never the full command line's bundle.
+    const loaded = fs.readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file://')).map((u) => path.relative(REPO, new URL(u).pathname));
+    expect(loaded).toContain('dist/surfaces/cli/thin.cjs');
+    expect(loaded).not.toContain('dist/bundle/main.js');
+    fs.rmSync(path.dirname(log), { recursive: true, force: true });
     const pids = world.daemonPids();
     expect(pids).toHaveLength(1);
-    expect(logLines(vault)).toEqual([`quire daemon ${pids[0]}: serving ${fs.realpathSync(vault)}`]);
+    expect(logLines(vault)).toEqual([`quire daemon ${pids[0]}: serving ${real}`]);
     await quire(['daemon', 'stop', '--vault', vault]);
     expect(alive(pids[0]!)).toBe(false);
   });
+
+  it('a first call the daemon leaves (a form for commander) runs in the full command line, beside that one daemon', async () => {
+    const vault = world.makeVault();
+    const r = await quire(['backlinks', '--help', '--vault', vault, '--verbose']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: quire backlinks');
+    expect(r.stderr).toContain('vault daemon: starting one for');
+    expect(r.stderr).toContain('left this call to the full command line (a form for commander)');
+    const pids = world.daemonPids();
+    expect(pids).toHaveLength(1);
+    // The next call goes to that daemon.
+    const next = await quire(['backlinks', 'Home.md', '--vault', vault, '--json', '--verbose']);
+    expect(backlinks(next.stdout)).toEqual(['Books/Dune.md', 'Project Alpha.md']);
+    expect(next.stderr).toContain('answered the whole command (thin client)');
+    expect(world.daemonPids()).toEqual(pids);
+    await quire(['daemon', 'stop', '--vault', vault]);
+  });
+
+  it('a daemon that fails to start: the full command line waits for it as before, then indexes in process', async () => {
+    const vault = world.makeVault();
+    // Every `daemon run` process ends at once, before it listens.
+    const die = path.join(tempDir('quire-die-'), 'die.cjs');
+    fs.writeFileSync(die, "if (process.argv[2] === 'daemon' && process.argv[3] === 'run') process.exit(3);\n");
+    const r = await quire(['backlinks', 'Home.md', '--vault', vault, '--json', '--verbose'], { NODE_OPTIONS: `--require=${die}` });
+    expect(r.code).toBe(0);
+    expect(backlinks(r.stdout)).toEqual(['Books/Dune.md', 'Project Alpha.md']);
+    expect(r.stderr).toContain('vault daemon: starting one for');
+    expect(r.stderr).toContain('vault daemon: cannot run');
+    expect(r.stderr).toContain('indexing in this process');
+    expect(r.stderr).not.toContain('thin client');
+    expect(fs.existsSync(filesOf(vault).socket)).toBe(false);
+    fs.rmSync(path.dirname(die), { recursive: true, force: true });
+  }, 60_000);
 
   it('two first calls at once: one daemon opens the folder and answers both; another one started leaves having opened nothing', async () => {
     const vault = world.makeVault();

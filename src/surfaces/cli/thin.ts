@@ -9,12 +9,14 @@
  * trip. Anything the daemon does not take (no daemon, a stale
  * socket, another build, a form its parser leaves to commander) returns
  * false, and the launcher runs the full command line (main.ts), which
- * replaces the daemon, or waits for the one this started when it found none
- * (daemon/spawn.ts) (docs/cli.md, "Thin client"). When the
+ * replaces the daemon. With no daemon (or a stale socket) this starts one
+ * (daemon/spawn.ts) and sends it the call as soon as it listens; only when
+ * that daemon ends before listening, does not come up, or leaves the call
+ * does the full command line run (docs/cli.md, "Thin client"). When the
  * build made the native thin client (native/thin.c), the launcher bin/quire
  * runs that instead, which sends the same request without starting Node.
  */
-import { request, type DaemonReply } from '../daemon/protocol.js';
+import { request, type DaemonReply, type RunRequest } from '../daemon/protocol.js';
 import { buildId, daemonFiles, SOCKET_PATH_LIMIT, vaultRealPath } from '../daemon/socket-path.js';
 
 /** Commands that never go to a daemon: they are the daemon, or keep their own index or server. */
@@ -56,17 +58,26 @@ export async function runThin(argv: readonly string[], env: NodeJS.ProcessEnv = 
   const files = daemonFiles(vault, env);
   const socket = files.socket;
   if (Buffer.byteLength(socket) > SOCKET_PATH_LIMIT) return false;
-  let reply: DaemonReply;
+  const req: RunRequest = { op: 'run', build: buildId(), argv: [...argv], cwd: process.cwd(), tz: env.TZ ?? null };
+  let reply: DaemonReply | null;
   try {
-    reply = await request(socket, { op: 'run', build: buildId(), argv: [...argv], cwd: process.cwd(), tz: env.TZ ?? null });
-  } catch (e) {
-    // Nobody answered on the socket (no daemon, a stale one): nothing was sent. The daemon starts now, so that it
-    // opens the folder while the full command line loads; that one waits for it (client.ts).
-    if (!(e as { connected?: boolean }).connected) {
+    try {
+      reply = await request(socket, req);
+    } catch (e) {
+      // Nobody answered on the socket (no daemon, a stale one): nothing was sent.
+      if ((e as { connected?: boolean }).connected) throw e;
+      // The daemon starts now, and this client sends it the call once it listens: the full command line, whose
+      // loading took CPU from the folder's opening, runs only when the daemon cannot be started or leaves the call.
       // Imported here: node:child_process is not loaded by a warm call.
-      (await import('../daemon/spawn.js')).startEarly(vault, files, (e as NodeJS.ErrnoException).code, env, argv.includes('--verbose'));
-      return false;
+      const spawn = await import('../daemon/spawn.js');
+      const child = spawn.startEarly(vault, files, (e as NodeJS.ErrnoException).code, env, argv.includes('--verbose'));
+      reply = child && (await spawn.sendWhenListening(child, socket, req));
+      // Not sent: the full command line waits for that daemon (client.ts), or starts one, or indexes in process.
+      if (reply === null) return false;
+      // The daemon took the call or left it to the full command line: which checks it anew, as any running daemon.
+      delete env[spawn.STARTED_ENV];
     }
+  } catch (e) {
     // Gone mid-answer: a write may have happened, so the call is not made again.
     process.stderr.write(`quire: ${(e as Error).message}\n`);
     process.exitCode = 1;

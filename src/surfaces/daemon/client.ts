@@ -12,10 +12,7 @@ import { AppError } from '../../core/errors.js';
 import type { Transport } from '../client/transport.js';
 import { daemonFiles, fromWire, request, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus } from './protocol.js';
 import { buildId, daemonRuntimeDir, SOCKET_PATH_LIMIT } from './socket-path.js';
-import { startDaemon, STARTED_ENV } from './spawn.js';
-
-/** How long a call waits for a daemon it started to take its socket (not to finish indexing: the call waits for that). */
-const START_TIMEOUT_MS = 15_000;
+import { START_TIMEOUT_MS, startDaemon, STARTED_ENV } from './spawn.js';
 
 const unreachable = (e: unknown) => ['ENOENT', 'ECONNREFUSED', 'ENOTSOCK'].includes((e as NodeJS.ErrnoException).code ?? '');
 
@@ -83,7 +80,7 @@ export async function daemonTransport(dir: string, env: NodeJS.ProcessEnv, say: 
   };
   try {
     if (env[STARTED_ENV] === files.socket) {
-      // The thin client started it a moment ago, before this command line loaded: wait for that one.
+      // The thin client started it and could not send the call (it ended first, or was not up within the time): wait for the socket once more.
       delete env[STARTED_ENV];
       say('vault daemon: waiting for the one started before the command line loaded');
       await waitForSocket(files.socket, START_TIMEOUT_MS);

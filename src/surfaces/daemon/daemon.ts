@@ -151,8 +151,13 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
 
   const answer = async (req: DaemonRequest): Promise<DaemonReply> => {
     if (req.op === 'status') return { ok: true, status: status() };
+    if (req.op === 'run') {
+      // A command left to the full command line is not a call: that one calls next, or never (a mistyped command).
+      const reply = await run(req);
+      if (reply.ok) called = true;
+      return reply;
+    }
     if (req.op !== 'stop') called = true;
-    if (req.op === 'run') return run(req);
     if (req.op === 'stop') {
       setImmediate(() => void stop());
       return { ok: true, status: status() };
@@ -214,7 +219,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   // A daemon is started by a call, which needs the actions' code (every area's, and dispatch:
   // LocalTransport.call imports them): it loads while the folder opens. Loaded at the call, after
   // `ready`, it took 0.8-1.1 s there, beside the opening's background work (docs/cli.md, "Opening first").
-  Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js')]).catch(() => undefined);
+  Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js'), import('../../actions/validate.js')]).catch(() => undefined);
   fs.writeFileSync(files.info, JSON.stringify({ pid: process.pid, vault, socket: files.socket, startedAt }) + '\n');
   const idleTimer = setInterval(() => {
     if (inFlight === 0 && Date.now() - lastRequest >= idleMs) void stop();
