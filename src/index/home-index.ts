@@ -295,13 +295,18 @@ export class HomeIndex {
     this.deferred.finish();
   }
 
-  /** Deferred work not done yet: notes with unresolved-yet links, keys to re-resolve, notes with tags to add. */
-  pendingWork(): { notes: number; keys: number; tags: number } {
+  /**
+   * Deferred work not done yet: notes with unresolved-yet links, keys to
+   * re-resolve, notes with tags to add, notes whose links' resolutions from
+   * a snapshot are not applied yet.
+   */
+  pendingWork(): { notes: number; keys: number; tags: number; restoring: number } {
     const links = this.graph.pending;
     return {
       notes: links.notes,
       keys: links.keys,
       tags: this.tagIndex.pending,
+      restoring: links.restoring,
     };
   }
 

@@ -33,6 +33,17 @@ import type { Backlink, BacklinkOccurrence, ResolvedLink, UnresolvedLink } from 
 /** The links carrying one key, by source note (link-refs.ts). */
 type Refs = LinkRefs<NoteRec>;
 
+/** Resolutions taken from a snapshot, applied in path order from `next` (`LinkGraph.applyRestored`). */
+interface Restoring {
+  notes: readonly NoteRec[];
+  starts: readonly number[];
+  resolutions: Int32Array;
+  paths: readonly string[];
+  targets: TargetRec[] | null;
+  order: number[] | null;
+  next: number;
+}
+
 /** Targets with at least this many linking notes keep their built Backlinks (see `backlinks`). */
 const BACKLINKS_CACHED_FROM = 64;
 
@@ -55,6 +66,14 @@ export class LinkGraph {
    * that re-resolves a key registers them all first.
    */
   private readonly unkeyed = new Set<NoteRec>();
+  /**
+   * Resolutions `restore` took from a snapshot and has not applied yet: they
+   * are applied (`applyRestored`) before anything reads or changes the
+   * graph, or by the deferred work, so a warm start does not build 550k
+   * `resolved` slots and the backlink lists before it is ready (10k bench
+   * vault: ~40 ms of the main thread and the garbage collection they cause).
+   */
+  private restoring: Restoring | null = null;
 
   private readonly lookup: PathLookup;
 
@@ -74,6 +93,7 @@ export class LinkGraph {
 
   /** A file is now in the file map: links naming it may resolve to it. */
   fileAdded(path: string): void {
+    this.applyRestored();
     const key = nameKeyOfPath(path);
     addToSortedMap(this.byName, key, path, byLengthThenPath);
     this.touchKey(key);
@@ -81,6 +101,7 @@ export class LinkGraph {
 
   /** A file is going away: links to it fall back to the next candidate or become unresolved. */
   fileRemoved(rec: FileRec, path: string): void {
+    this.applyRestored();
     this.orphanIncoming(rec, path);
     const key = nameKeyOfPath(path);
     removeFromSortedMap(this.byName, key, path, byLengthThenPath);
@@ -95,6 +116,7 @@ export class LinkGraph {
    * it is new) and those naming an alias it gained or lost.
    */
   noteAdded(rec: NoteRec, isNew: boolean, oldAliases: readonly string[]): void {
+    this.applyRestored();
     const path = rec.entry.path;
     const aliasKeys = rec.aliasKeys;
     const key = nameKeyOfPath(path);
@@ -109,12 +131,14 @@ export class LinkGraph {
 
   /** Unregister what `noteAdded` registered for the note's current facts, except its name (the path stays). */
   detachNote(rec: NoteRec): void {
+    this.applyRestored();
     this.detachLinks(rec);
     for (const a of rec.aliasKeys) removeFromSortedMap(this.byAlias, a, rec.entry.path, byLengthThenPath);
   }
 
   /** A note (detached already) is going away: links to it fall back or become unresolved. */
   noteRemoved(rec: NoteRec, path: string): void {
+    this.applyRestored();
     this.orphanIncoming(rec, path);
     const key = nameKeyOfPath(path);
     removeFromSortedMap(this.byName, key, path, byLengthThenPath);
@@ -124,9 +148,10 @@ export class LinkGraph {
 
   // ---------------------------------------------------------------- flushing
 
-  /** Links queued or to re-resolve. */
-  get pending(): { notes: number; keys: number } {
-    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size };
+  /** Links queued or to re-resolve, and notes whose restored resolutions wait (`restoring`). */
+  get pending(): { notes: number; keys: number; restoring: number } {
+    const r = this.restoring;
+    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size, restoring: r === null ? 0 : r.notes.length - r.next };
   }
 
   /**
@@ -136,11 +161,12 @@ export class LinkGraph {
    * keeps its names, the keys of 550k links are never built.
    */
   hasPending(): boolean {
-    return this.pendingKeys.size > 0 || this.pendingNotes.size > 0;
+    return this.restoring !== null || this.pendingKeys.size > 0 || this.pendingNotes.size > 0;
   }
 
   /** Whether every note's `resolved` is the current answer (what a snapshot may store). */
   settled(): boolean {
+    this.applyRestored();
     return this.pendingKeys.size === 0 && this.pendingNotes.size === 0;
   }
 
@@ -150,8 +176,9 @@ export class LinkGraph {
    * arrived meanwhile, so a bulk load resolves every link exactly once.
    */
   flush(budgetMs = Infinity): boolean {
-    if (this.pendingKeys.size === 0 && this.pendingNotes.size === 0) return true;
     const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    if (!this.applyRestored(deadline)) return false;
+    if (this.pendingKeys.size === 0 && this.pendingNotes.size === 0) return true;
     const cache = new Map<string, string | null>();
     if (!this.flushKeys(budgetMs, deadline, cache)) return false;
     let n = 0;
@@ -193,6 +220,7 @@ export class LinkGraph {
    * links, about a second of the main thread).
    */
   private settleTarget(path: string): void {
+    this.applyRestored();
     const cache = new Map<string, string | null>();
     this.flushKeys(Infinity, Infinity, cache);
     if (this.pendingNotes.size === 0) return;
@@ -208,6 +236,7 @@ export class LinkGraph {
 
   /** The same for an answer about the links of the note at `path`: the pending keys, and that note if it is queued. */
   private settleSource(path: string): void {
+    this.applyRestored();
     const cache = new Map<string, string | null>();
     this.flushKeys(Infinity, Infinity, cache);
     const rec = this.notesByPath.get(path);
@@ -253,18 +282,36 @@ export class LinkGraph {
    * instead of resolving them again: what `attachLinks` does, but for the
    * keys (`registerKeys`, later). Link `i` of `notes[j]` resolves to
    * `paths[resolutions[starts[j] + i]]`, or to nothing for -1. Throws a
-   * TypeError when a resolution names no indexed path.
+   * TypeError when a resolution names no indexed path. Checked now, applied
+   * later (`restoring`).
    */
   restore(notes: readonly NoteRec[], starts: readonly number[], resolutions: Int32Array, paths: readonly string[]): void {
-    const targets = paths.map((p) => this.target(p));
+    for (let j = 0; j < notes.length; j++) {
+      const at = starts[j]!;
+      if (!Number.isInteger(at) || at < 0 || at + notes[j]!.links.length > resolutions.length) throw new TypeError('link graph: restored links out of range');
+    }
+    // Every path names an indexed note or file (the caller checked), so a number in range names a target.
+    for (let i = 0; i < resolutions.length; i++) {
+      const k = resolutions[i]!;
+      if (!(k >= -1 && k < paths.length)) throw new TypeError('link graph: a restored link resolves to no indexed path');
+    }
+    this.restoring = { notes, starts, resolutions, paths, targets: null, order: null, next: 0 };
+  }
+
+  /** Apply the restored resolutions (`restoring`) until `deadline`; true when none are left. */
+  private applyRestored(deadline = Infinity): boolean {
+    const r = this.restoring;
+    if (r === null) return true;
+    const { notes, starts, resolutions, paths } = r;
+    const targets = (r.targets ??= paths.map((p) => this.target(p)!));
     // In path order, so each target's sources are appended in order.
-    const order = notes.map((_, j) => j).sort((a, b) => byPath(notes[a]!.entry.path, notes[b]!.entry.path));
-    for (const j of order) {
+    const order = (r.order ??= notes.map((_, j) => j).sort((a, b) => byPath(notes[a]!.entry.path, notes[b]!.entry.path)));
+    while (r.next < order.length) {
+      const j = order[r.next++]!;
       const rec = notes[j]!;
       const at = starts[j]!;
       const path = rec.entry.path;
       const links = rec.links;
-      if (!Number.isInteger(at) || at < 0 || at + links.length > resolutions.length) throw new TypeError('link graph: restored links out of range');
       const resolved = new Array<string | null>(links.length);
       let unresolved = 0;
       for (let i = 0; i < links.length; i++) {
@@ -278,17 +325,18 @@ export class LinkGraph {
           unresolved++;
           continue;
         }
-        const t = targets[k];
-        if (t === undefined) throw new TypeError('link graph: a restored link resolves to no indexed path');
         resolved[i] = paths[k]!;
-        appendSource(t, rec);
+        appendSource(targets[k]!, rec);
       }
       rec.resolved = resolved;
       rec.unresolvedCount = unresolved;
       if (unresolved > 0) this.unresolvedSources.add(path);
       rec.attached = true;
       this.unkeyed.add(rec);
+      if ((r.next & 63) === 0 && performance.now() > deadline) return false;
     }
+    this.restoring = null;
+    return true;
   }
 
   // ----------------------------------------------------------------- queries

@@ -45,6 +45,13 @@ export interface VaultOptions {
    * serving their own vault alone; docs/vault-disk.md, "Symlinks".
    */
   followSymlinks?: boolean;
+  /**
+   * The index's background work, and the clean-up of stale temp files, wait
+   * for this too: the server's start, when the Home opens while it starts
+   * (docs/performance.md, "Warm opening": on a warm start they otherwise ran
+   * before the server listened, on the thread that starts it).
+   */
+  backgroundAfter?: Promise<unknown>;
 }
 
 export interface ScanStats {
@@ -181,8 +188,6 @@ export class Vault {
   private async open(): Promise<ScanStats> {
     const started = performance.now();
     await fs.promises.mkdir(this.root, { recursive: true });
-    // Temp files of writes cut short by a crash or kill; in the background, as the walk below does not need it.
-    this.home.removeStaleTemps().catch((e) => this.report(e));
     const threads = this.opts.scanThreads ?? scanThreads();
     // Without a snapshot every note will be read: the scan threads start as soon as the walk has
     // found enough notes to need them, and boot while it goes on.
@@ -225,9 +230,11 @@ export class Vault {
     // backlinks question does the link work it needs itself).
     const scanned = pool as ScanPool | null;
     const fullTextIn = index.fullText.whenComplete().catch(() => undefined);
-    void fullTextIn.then(() => {
-      void scanned?.close();
+    void fullTextIn.then(() => scanned?.close());
+    void Promise.all([fullTextIn, this.opts.backgroundAfter]).then(() => {
       index.releaseBackground();
+      // Temp files of writes cut short by a crash or kill: a walk of their own (the opening's walk passes them by).
+      if (this.state !== 'closed') this.home.removeStaleTemps().catch((e) => this.report(e));
     });
     for (const batch of this.heldBatches.splice(0)) await this.applyBatch(batch);
     // Answer requests first; the snapshot is only a head start for the next start (close() saves too).
@@ -548,7 +555,7 @@ export class Vault {
   /** The snapshot's bytes; null when there is none (a cache file that cannot be used is rebuilt from the files, which are the truth). */
   private async loadSnapshot(): Promise<Buffer | null> {
     if (!this.opts.cacheFile) return null;
-    return fs.promises.readFile(this.opts.cacheFile).catch(() => null);
+    return readWhole(this.opts.cacheFile).catch(() => null);
   }
 
   /** The index in `data`; null when it is from another version or malformed (then the files are read again, as they are the truth). */
@@ -564,7 +571,7 @@ export class Vault {
   private async loadFullText(): Promise<FullTextIndex | null> {
     if (!this.opts.cacheFile) return null;
     try {
-      return FullTextIndex.fromState(decodeFullText(await fs.promises.readFile(this.opts.cacheFile + '.search')));
+      return FullTextIndex.fromState(decodeFullText(await readWhole(this.opts.cacheFile + '.search')));
     } catch {
       return null;
     }
@@ -607,10 +614,38 @@ export class Vault {
     if (this.cacheTimer) clearTimeout(this.cacheTimer);
     this.cacheTimer = null;
     await this.watcher?.close();
+    // Closed before the server's start ended (`backgroundAfter`): the links the save below stores are settled first.
+    this.index_?.releaseBackground();
     // Files replaced in the last second are still kept aside for late writers: check them now, not never.
     await this.home.settleDisplaced().catch((e) => this.report(e));
     await this.saveSnapshot().catch((e) => this.report(e));
     this.state = 'closed';
+  }
+}
+
+/**
+ * A file's bytes in as few reads as it takes (one, for a cache file), each
+ * as large as what is left: fs.promises.readFile reads 512 KiB at a time,
+ * and each read waits for the event loop, which a server starting up holds
+ * for tens of milliseconds at a time (module loading): the 46 MB of the
+ * 10k bench vault's cache files took ~90 turns, and arrived after the
+ * server's start instead of during it (docs/performance.md, "Warm opening").
+ */
+async function readWhole(file: string): Promise<Buffer> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    // Its own memory, at offset 0: the snapshot's typed-array views need 8-byte alignment (snapshot.ts). The cache
+    // files are replaced by rename, never written in place, so the size does not change under an open handle.
+    const buf = Buffer.allocUnsafeSlow((await fh.stat()).size);
+    let at = 0;
+    while (at < buf.length) {
+      const { bytesRead } = await fh.read(buf, at, buf.length - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return at === buf.length ? buf : buf.subarray(0, at);
+  } finally {
+    await fh.close();
   }
 }
 

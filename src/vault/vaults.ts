@@ -75,6 +75,7 @@ export class InstanceVaults implements Vaults {
         cacheFile: path.join(paths.cache(this.config), `${username}.index.ndjson`),
         onProgress: (p) => this.log(`indexing ${username}: ${p.done}/${p.total} files`),
         followSymlinks: this.config.followSymlinks,
+        backgroundAfter: this.announceAfter,
         ...this.vaultDefaults,
       });
       // By user id: the records stay the user's through a change of username.

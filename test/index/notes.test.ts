@@ -162,11 +162,11 @@ describe('tags', () => {
     addNote(i, 'a.md', '#x [[b]]');
     addNote(i, 'b.md', '#y');
     await new Promise((r) => setTimeout(r, 40));
-    expect(i.pendingWork()).toEqual({ notes: 2, keys: 0, tags: 2 });
+    expect(i.pendingWork()).toEqual({ notes: 2, keys: 0, tags: 2, restoring: 0 });
     i.releaseBackground();
     const until = Date.now() + 2000;
     while (i.pendingWork().notes + i.pendingWork().tags > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
-    expect(i.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0 });
+    expect(i.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0, restoring: 0 });
     expect(i.backlinkCount('b.md')).toBe(1);
   });
 
@@ -182,7 +182,7 @@ describe('tags', () => {
     expect(idle).toBe(false);
     i.releaseBackground();
     await waiting;
-    expect(i.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0 });
+    expect(i.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0, restoring: 0 });
   });
 
   it("a search waits for the full text scan workers send after the facts, then answers from it", async () => {

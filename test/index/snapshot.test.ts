@@ -290,6 +290,48 @@ describe('snapshot: resolutions kept across changes made while closed', () => {
     expect(queries(warm)).toEqual(queries(build(after)));
   });
 
+  // A warm start applies the stored resolutions after it is ready, in slices of the deferred work (link-graph.ts, `restoring`).
+  it.each(changes)('applies the stored resolutions in slices after start; %s between two slices answers like a cold index', async (_name, change) => {
+    const many: Record<string, string> = { ...base };
+    for (const n of generateVault(5, 200)) many[n.path] = n.text;
+    const before = build(many);
+    before.flush();
+    const warm = HomeIndex.fromSnapshot(before.toSnapshot(), { mode: 'background', sliceMs: 0, idleMs: 0 });
+    const total = warm.noteCount;
+    expect(warm.pendingWork().restoring).toBe(total);
+    warm.holdBackground();
+    warm.releaseBackground();
+    for (let turns = 0; warm.pendingWork().restoring === total && turns < 1000; turns++) await new Promise((resolve) => setImmediate(resolve));
+    // Some applied, some not: the change lands between two slices.
+    expect(warm.pendingWork().restoring).toBeGreaterThan(0);
+    expect(warm.pendingWork().restoring).toBeLessThan(total);
+    const after: Record<string, string> = { ...many };
+    for (const [p, t] of Object.entries(change)) {
+      if (t === null) {
+        delete after[p];
+        warm.remove(p);
+      } else {
+        after[p] = t;
+        if (p.endsWith('.md')) addNote(warm, p, t);
+        else addFile(warm, p);
+      }
+    }
+    // A change applies the rest first (its effects on other notes' links need them all).
+    if (Object.keys(change).length > 0) expect(warm.pendingWork().restoring).toBe(0);
+    expect(linkState(warm)).toEqual(linkState(build(after)));
+    expect(queries(warm)).toEqual(queries(build(after)));
+  });
+
+  it('a question asked before the stored resolutions are applied applies them all, and answers like the index they were saved from', () => {
+    const before = build(base);
+    before.flush();
+    const warm = HomeIndex.fromSnapshot(before.toSnapshot(), { mode: 'lazy' });
+    expect(warm.pendingWork().restoring).toBe(warm.noteCount);
+    expect(warm.backlinks('Home.md')).toEqual(before.backlinks('Home.md'));
+    expect(warm.pendingWork().restoring).toBe(0);
+    expect(linkState(warm)).toEqual(linkState(before));
+  });
+
   it('answers the same before its links are registered by key and after', () => {
     const before = build(base);
     before.flush();

@@ -52,3 +52,26 @@ describe('warm start', () => {
     expect(edited.stats.parsed).toBe(1);
   });
 });
+
+describe('warm start beside a server starting', () => {
+  it('leaves the index\'s background work until `backgroundAfter` (the server listening)', async () => {
+    const root = await tmpDir();
+    const cacheFile = path.join(await tmpDir('quire-cache-'), 'index.ndjson');
+    fs.writeFileSync(path.join(root, 'a.md'), '# A\n[[b]] #x\n');
+    fs.writeFileSync(path.join(root, 'b.md'), '# B\n[[a]] #y/z\n');
+    const first = new Vault({ root, cacheFile, watch: false, scanThreads: 1 });
+    await first.ready;
+    await first.close();
+    let listening!: () => void;
+    const v = new Vault({ root, cacheFile, watch: false, scanThreads: 1, backgroundAfter: new Promise<void>((resolve) => (listening = resolve)) });
+    await v.ready;
+    await new Promise((r) => setTimeout(r, 300)); // six times the deferred work's idle wait (50 ms)
+    expect(v.index.pendingWork()).toMatchObject({ tags: 2, restoring: 2 });
+    listening();
+    await v.index.whenIdle();
+    expect(v.index.pendingWork()).toEqual({ notes: 0, keys: 0, tags: 0, restoring: 0 });
+    expect(v.index.tags().map((t) => t.tag)).toEqual(['x', 'y', 'y/z']);
+    expect(v.index.backlinks('a.md').map((b) => b.from)).toEqual(['b.md']);
+    await v.close();
+  });
+});
