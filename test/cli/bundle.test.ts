@@ -142,3 +142,59 @@ it('a server start loads no calendar code (ical.js) and no input validation (ajv
     await stopProcess(serve);
   }
 }, 90_000);
+
+it("the bundle's router writes a route's code at its first request, not at start, and routes as before", async () => {
+  const vault = vaultOf(3);
+  const state = tempDir('quire-bundle-router-');
+  dirs.push(state);
+  // Counts the functions made from source (`new Function`) until the server says it listens.
+  const hook = path.join(state, 'count-functions.cjs');
+  const counted = path.join(state, 'functions.txt');
+  fs.writeFileSync(
+    hook,
+    `const fs = require('node:fs');
+let n = 0;
+globalThis.Function = new Proxy(globalThis.Function, { construct: (t, a, nt) => (n++, Reflect.construct(t, a, nt)) });
+const write = process.stdout.write;
+process.stdout.write = function (chunk, ...rest) {
+  if (/^quire listening/m.test(String(chunk))) fs.writeFileSync(${JSON.stringify(counted)}, String(n));
+  return write.call(this, chunk, ...rest);
+};
+`,
+  );
+  const started = spawnServe(['--vault', vault, '--port', '0'], {
+    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), NODE_OPTIONS: `--require=${hook}` },
+    untilIndexReady: true,
+  });
+  const serve = started.child;
+  try {
+    const { url, token } = await started.ready;
+    // find-my-way made one per static node and two per handler as each route was added: 1,371 (scripts/build.mjs LAZY_ROUTER_COMPILES).
+    expect(Number(fs.readFileSync(counted, 'utf8'))).toBeLessThan(200);
+
+    const get = (p: string, method = 'GET') => fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${token}` } });
+    const list = await get('/api/v1/notes?limit=5');
+    expect(list.status).toBe(200);
+    const items = ((await list.json()) as { items: Array<{ id: string; path: string }> }).items;
+    const note = items.find((n) => n.path === 'Note 1.md')!;
+    const one = await get(`/api/v1/notes/${encodeURIComponent(note.id)}`);
+    expect(one.status).toBe(200);
+    expect(((await one.json()) as { path: string }).path).toBe('Note 1.md');
+    const backlinks = await get(`/api/v1/notes/${encodeURIComponent(note.id)}/backlinks`);
+    expect(backlinks.status).toBe(200);
+    expect(JSON.stringify(await backlinks.json())).toContain('Note 3.md');
+    const byTag = await get('/api/v1/notes/tags/t1');
+    expect(byTag.status).toBe(200);
+    expect(JSON.stringify(await byTag.json())).toContain('Note 1.md');
+    const head = await get('/api/v1/notes?limit=5', 'HEAD');
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    for (const miss of ['/api/v1/notez', '/api/v1/note', '/api/v2/notes']) {
+      const res = await get(miss);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe(`No route GET ${miss}`);
+    }
+  } finally {
+    await stopProcess(serve);
+  }
+}, 90_000);
