@@ -154,24 +154,29 @@ function writeNativeClient(tree, lenient) {
 const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino'];
 
 /**
- * find-my-way (Fastify's router) writes a JavaScript function for each node and handler as it
- * adds a route: a prefix matcher per static node, a params builder and a constraints matcher per
- * handler, each made with `new Function` (parsed and compiled there). The server's ~450 routes
- * made ~1,370 of them at every start, a third of building the app (docs/performance.md,
- * "Start-up"), though a request runs only the few of its own path. In the bundle each is written
- * at its first call instead: the same source, compiled from the same state (a handler's matcher
- * is rewritten whenever its node gains a handler, so the last one is what runs either way).
- * Each edit must find its text exactly once, so a new find-my-way fails the build here instead
- * of starting with an unedited router.
+ * Edits of package files, in the bundle only, for what they do at every start that the server
+ * never needs then (docs/performance.md, "Start-up"). Each must find its text exactly once, so a
+ * new version of the package fails the build here instead of starting unedited.
+ *
+ * - find-my-way (Fastify's router) writes a JavaScript function for each node and handler as it
+ *   adds a route: a prefix matcher per static node, a params builder and a constraints matcher
+ *   per handler, each made with `new Function` (parsed and compiled there). The server's ~450
+ *   routes made ~1,370 of them at every start, a third of building the app, though a request
+ *   runs only the few of its own path. Each is now written at its first call: the same source,
+ *   compiled from the same state (a handler's matcher is rewritten whenever its node gains a
+ *   handler, so the last one is what runs either way).
+ * - Fastify's server.js requires node:http2 at its top for the `http2` option, which Quire never
+ *   sets: Node's HTTP/2 modules were compiled at every start (about 9 ms with the server's flags,
+ *   which keep Node from using its code cache for its own modules). It is required at first use.
  */
-const LAZY_ROUTER_COMPILES = {
-  'lib/node.js': [
+const PACKAGE_EDITS = {
+  'find-my-way/lib/node.js': [
     [
       "  return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line\n",
       "  let compiled = null\n  return function matchPrefix (path, i) {\n    return (compiled ??= new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`))(path, i) // eslint-disable-line\n  }\n",
     ],
   ],
-  'lib/handler-storage.js': [
+  'find-my-way/lib/handler-storage.js': [
     [
       "    return new Function('NullObject', fnBody.join('\\n'))(NullObject)  // eslint-disable-line\n",
       "    let compiled = null\n    return function _createParamsObject (param0, param1, param2, param3, extraParams) {\n      return (compiled ??= new Function('NullObject', fnBody.join('\\n'))(NullObject))(param0, param1, param2, param3, extraParams) // eslint-disable-line\n    }\n",
@@ -181,18 +186,25 @@ const LAZY_ROUTER_COMPILES = {
       "    let compiled = null\n    this._getHandlerMatchingConstraints = function (derivedConstraints) {\n      return (compiled ??= new Function('derivedConstraints', lines.join('\\n'))).call(this, derivedConstraints) // eslint-disable-line\n    }\n",
     ],
   ],
+  'fastify/lib/server.js': [
+    [
+      "const http2 = require('node:http2')\n",
+      "const http2 = new Proxy({}, { get: (_, key) => require('node:http2')[key] }) // Quire's build: required only if used\n",
+    ],
+  ],
 };
 
-/** The esbuild plugin that applies LAZY_ROUTER_COMPILES to find-my-way's files. */
-const lazyRouterCompiles = {
-  name: 'lazy-router-compiles',
+/** The esbuild plugin that applies PACKAGE_EDITS. */
+const packageEdits = {
+  name: 'package-edits',
   setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]find-my-way[\\/]lib[\\/](node|handler-storage)\.js$/ }, (args) => {
-      const file = path.relative(path.join(args.path, '..', '..'), args.path).split(path.sep).join('/');
+    const files = Object.keys(PACKAGE_EDITS).map((f) => f.replace(/[/.]/g, (c) => (c === '/' ? '[\\\\/]' : '\\.'))).join('|');
+    b.onLoad({ filter: new RegExp(`[\\\\/]node_modules[\\\\/](${files})$`) }, (args) => {
+      const file = Object.keys(PACKAGE_EDITS).find((f) => args.path.split(path.sep).join('/').endsWith(`/node_modules/${f}`));
       let text = fs.readFileSync(args.path, 'utf8');
-      for (const [from, to] of LAZY_ROUTER_COMPILES[file]) {
+      for (const [from, to] of PACKAGE_EDITS[file]) {
         const at = text.indexOf(from);
-        if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`find-my-way/${file} changed: LAZY_ROUTER_COMPILES (scripts/build.mjs) no longer finds its text once`);
+        if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`${file} changed: PACKAGE_EDITS (scripts/build.mjs) no longer finds its text once`);
         text = text.replace(from, () => to);
       }
       return { contents: text, loader: 'js' };
@@ -236,7 +248,7 @@ async function writeCliBundle(tree) {
     bundle: true,
     splitting: true,
     metafile: true,
-    plugins: [vendored, lazyRouterCompiles],
+    plugins: [vendored, packageEdits],
     external: FASTIFY_UNCALLED,
     banner: { js: "import { createRequire as __quireCreateRequire } from 'node:module';\nconst require = __quireCreateRequire(import.meta.url);" },
   });
