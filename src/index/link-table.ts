@@ -63,20 +63,30 @@ export interface StringColumns {
 }
 
 export class LinkTable {
-  static readonly EMPTY = new LinkTable(new Int32Array(0), new Int32Array(0), null, []);
+  static readonly EMPTY = new LinkTable(new Int32Array(0), new Int32Array(0), 0, 0, null, 0, 0, []);
 
+  /**
+   * The arrays are the table's own (`of`), or the columns of a whole
+   * snapshot or batch (`fromRow`), read from `first` and `extrasAt`: not views
+   * made per table, which cost a warm start of the 10k bench vault 25k
+   * typed arrays (`subarray`, ~1 µs each, and garbage-collector work).
+   */
   private constructor(
-    /** Per link: flags (MARKDOWN, EMBED) and extras slot, line, column, start, end. */
+    /** Per link: flags (MARKDOWN, EMBED) and extras slot, line, column, start, end; this table's first link's at `first * NUMS`. */
     private readonly nums: Int32Array,
-    /** Per link: its target, a number into `strings`. */
+    /** Per link: its target, a number into `strings`; this table's first link's at `first`. */
     private readonly targets: Int32Array,
-    /** Per extras slot: heading, block id, alias, as numbers into `strings` (-1: none); null when no link has any. */
+    private readonly first: number,
+    private readonly count: number,
+    /** Per extras slot: heading, block id, alias, as numbers into `strings` (-1: none), `extrasLength` from `extrasAt`; null when no link has any. */
     private readonly extras: Int32Array | null,
+    private readonly extrasAt: number,
+    private readonly extrasLength: number,
     /**
      * The strings the numbers above name: the table's own (`of`), or shared
      * with every table of a snapshot or batch (`fromRow`), whose numbers
-     * are then views of its columns, not copied into arrays of strings (on
-     * the 10k bench vault those arrays were 13 MB of a warm start's heap).
+     * are then its columns, not copied into arrays of strings (on the 10k
+     * bench vault those arrays were 13 MB of a warm start's heap).
      */
     private readonly strings: readonly string[],
   ) {}
@@ -95,7 +105,7 @@ export class LinkTable {
       if (slot !== 0) extras.push(ref(l.heading), ref(l.blockId), ref(l.alias));
       putLinkNums(nums, i * NUMS, l, slot);
     }
-    return new LinkTable(nums, targets, extras.length > 0 ? Int32Array.from(extras) : null, strings);
+    return new LinkTable(nums, targets, 0, links.length, extras.length > 0 ? Int32Array.from(extras) : null, 0, extras.length, strings);
   }
 
   /**
@@ -108,20 +118,21 @@ export class LinkTable {
    * on the other side: `fromColumns` takes a view of the integers.
    */
   toColumns(ref: (s: string | null) => number | null, nums: NumsSink, strings: StringSinks): unknown[] {
-    const refs = new Int32Array(this.length);
-    for (let i = 0; i < refs.length; i++) refs[i] = ref(this.strings[this.targets[i]!]!)!;
+    const refs = new Int32Array(this.count);
+    for (let i = 0; i < refs.length; i++) refs[i] = ref(this.target(i))!;
     strings.targets.put(refs);
     let extras: number[] | null = null;
     if (this.extras !== null) {
-      const e = new Int32Array(this.extras.length);
+      const e = new Int32Array(this.extrasLength);
       for (let i = 0; i < e.length; i++) {
-        const n = this.extras[i]!;
+        const n = this.extras[this.extrasAt + i]!;
         e[i] = n === -1 ? -1 : ref(this.strings[n]!)!;
       }
       extras = [strings.extras.put(e), e.length];
     }
-    return [nums.put(this.nums), this.length, null, extras];
+    return [nums.put(this.nums.subarray(this.first * NUMS, (this.first + this.count) * NUMS)), this.count, null, extras];
   }
+
 
   /**
    * The inverse of `toColumns` (`table`: the strings `ref` numbered;
@@ -147,42 +158,41 @@ export class LinkTable {
     if (count === 0) return LinkTable.EMPTY;
     if (!(count > 0) || offset < 0 || offset % NUMS !== 0 || offset + count * NUMS > nums.length) throw new TypeError('link table: malformed columns');
     const at = offset / NUMS;
-    if (at + count > strings.targets.length) throw new TypeError('link table: malformed columns');
-    const targets = strings.targets.subarray(at, at + count);
-    for (let i = 0; i < count; i++) if (!(targets[i]! >= 0 && targets[i]! < table.length)) throw new TypeError('link table: malformed columns');
+    const targets = strings.targets;
+    if (at + count > targets.length) throw new TypeError('link table: malformed columns');
+    for (let i = at; i < at + count; i++) if (!(targets[i]! >= 0 && targets[i]! < table.length)) throw new TypeError('link table: malformed columns');
     let extras: Int32Array | null = null;
     if (extrasAt !== -1) {
-      if (extrasLength % EXTRAS !== 0 || !(extrasAt >= 0 && extrasAt + extrasLength <= strings.extras.length)) throw new TypeError('link table: malformed columns');
-      extras = strings.extras.subarray(extrasAt, extrasAt + extrasLength);
-      for (let i = 0; i < extrasLength; i++) if (!(extras[i]! >= -1 && extras[i]! < table.length)) throw new TypeError('link table: malformed columns');
+      extras = strings.extras;
+      if (extrasLength % EXTRAS !== 0 || !(extrasAt >= 0 && extrasAt + extrasLength <= extras.length)) throw new TypeError('link table: malformed columns');
+      for (let i = extrasAt; i < extrasAt + extrasLength; i++) if (!(extras[i]! >= -1 && extras[i]! < table.length)) throw new TypeError('link table: malformed columns');
     }
-    const view = nums.subarray(offset, offset + count * NUMS);
-    const slots = extras === null ? 0 : extras.length / EXTRAS;
-    for (let i = 0; i < count; i++) if (view[i * NUMS]! >>> SLOT_SHIFT > slots) throw new TypeError('link table: malformed columns');
-    return new LinkTable(view, targets, extras, table);
+    const slots = extras === null ? 0 : extrasLength / EXTRAS;
+    for (let i = 0; i < count; i++) if (nums[offset + i * NUMS]! >>> SLOT_SHIFT > slots) throw new TypeError('link table: malformed columns');
+    return new LinkTable(nums, targets, at, count, extras, extras === null ? 0 : extrasAt, extras === null ? 0 : extrasLength, table);
   }
 
   get length(): number {
-    return this.targets.length;
+    return this.count;
   }
 
   kind(i: number): 'wikilink' | 'markdown' {
-    return this.nums[i * NUMS]! & MARKDOWN ? 'markdown' : 'wikilink';
+    return this.nums[(this.first + i) * NUMS]! & MARKDOWN ? 'markdown' : 'wikilink';
   }
 
   embed(i: number): boolean {
-    return (this.nums[i * NUMS]! & EMBED) !== 0;
+    return (this.nums[(this.first + i) * NUMS]! & EMBED) !== 0;
   }
 
   target(i: number): string {
-    return this.strings[this.targets[i]!]!;
+    return this.strings[this.targets[this.first + i]!]!;
   }
 
   /** Extra `k` (0 heading, 1 block id, 2 alias) of link `i`. */
   private extra(i: number, k: number): string | null {
-    const slot = this.nums[i * NUMS]! >>> SLOT_SHIFT;
+    const slot = this.nums[(this.first + i) * NUMS]! >>> SLOT_SHIFT;
     if (slot === 0) return null;
-    const n = this.extras![(slot - 1) * EXTRAS + k]!;
+    const n = this.extras![this.extrasAt + (slot - 1) * EXTRAS + k]!;
     return n === -1 ? null : this.strings[n]!;
   }
 
@@ -199,16 +209,16 @@ export class LinkTable {
   }
 
   line(i: number): number {
-    return this.nums[i * NUMS + 1]!;
+    return this.nums[(this.first + i) * NUMS + 1]!;
   }
 
   column(i: number): number {
-    return this.nums[i * NUMS + 2]!;
+    return this.nums[(this.first + i) * NUMS + 2]!;
   }
 
   /** The link as a record, fields in `Link`'s order. */
   at(i: number): Link {
-    const o = i * NUMS;
+    const o = (this.first + i) * NUMS;
     return {
       kind: this.kind(i),
       embed: this.embed(i),

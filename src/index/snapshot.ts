@@ -378,6 +378,7 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
   };
   const list = (start: number, count: number, what: string): string[] => {
     if (!(start >= 0 && count >= 0 && start + count <= refs.length)) throw malformed(what);
+    if (count === 0) return NONE as string[];
     const out = new Array<string>(count);
     for (let i = 0; i < count; i++) out[i] = str(refs[start + i]!, what);
     return out;
@@ -416,8 +417,8 @@ export function* readSnapshot(parts: SnapshotParts): Generator<SnapshotRecord> {
       id,
       aliases: list(rows[o + 4]!, rows[o + 5]!, 'an alias'),
       tags: list(rows[o + 6]!, rows[o + 7]!, 'a tag'),
-      blockIds: blockIds.length === 0 ? NONE : blockIds,
-      taskBlockIds: taskBlockIds.length === 0 ? NONE : taskBlockIds,
+      blockIds,
+      taskBlockIds,
       links,
       bytes,
       start,
