@@ -150,8 +150,11 @@ function writeNativeClient(tree, lenient) {
  * pino (the app is made with `logger: false`). Left out of the bundle (loaded from
  * node_modules if ever called), they are no longer compiled at every start: 0.55 MB of
  * 1.24 MB in the app chunk and a 95 KB chunk of pino's own (docs/performance.md, "Start-up").
+ * Also semver (47 modules), which Fastify uses only to check the Fastify version a plugin
+ * declares (none of the server's plugins declares one), once PACKAGE_EDITS has its require
+ * moved to that use.
  */
-const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino'];
+const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino', 'semver'];
 
 /**
  * Edits of package files, in the bundle only, for what they do at every start that the server
@@ -168,6 +171,8 @@ const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify
  * - Fastify's server.js requires node:http2 at its top for the `http2` option, which Quire never
  *   sets: Node's HTTP/2 modules were compiled at every start (about 9 ms with the server's flags,
  *   which keep Node from using its code cache for its own modules). It is required at first use.
+ * - Fastify's plugin-utils.js requires semver at its top, to check the Fastify version a plugin
+ *   declares: required at first use, and left out of the bundle (FASTIFY_UNCALLED).
  */
 const PACKAGE_EDITS = {
   'find-my-way/lib/node.js': [
@@ -184,6 +189,12 @@ const PACKAGE_EDITS = {
     [
       "    this._getHandlerMatchingConstraints = new Function('derivedConstraints', lines.join('\\n')) // eslint-disable-line\n",
       "    let compiled = null\n    this._getHandlerMatchingConstraints = function (derivedConstraints) {\n      return (compiled ??= new Function('derivedConstraints', lines.join('\\n'))).call(this, derivedConstraints) // eslint-disable-line\n    }\n",
+    ],
+  ],
+  'fastify/lib/plugin-utils.js': [
+    [
+      "const semver = require('semver')\n",
+      "const semver = new Proxy({}, { get: (_, key) => require('semver')[key] }) // Quire's build: required only if used\n",
     ],
   ],
   'fastify/lib/server.js': [
