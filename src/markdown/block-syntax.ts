@@ -348,24 +348,24 @@ class BlockScanner {
       if (r === 2) break;
     }
 
-    if (!this.allClosed && !this.blank && oldTip.k === PARA && stack[stack.length - 1] === oldTip) {
-      if (
-        this.lineIndent < 4 &&
-        text.charCodeAt(this.nextNonspace) === 60 &&
-        HTML_OPEN[7]!.test(text.slice(this.nextNonspace, le))
-      ) {
-        // micromark: a complete tag alone on a lazy line ends the paragraph
-        // and starts an HTML block inside the still-open containers.
-        this.finalize(stack.pop()!);
-        const b = new Blk(HTML);
-        b.htmlType = 7;
-        stack.push(b);
-      } else {
-        // lazy paragraph continuation
-        this.addParaLine(oldTip);
-      }
+    // A lazy paragraph continuation: the open paragraph of a container this
+    // line did not match takes the line. Such lines are rare, so the parts of
+    // this test are computed on every line: an operation that first runs after
+    // this function was optimized (no type feedback) deoptimizes it, and each
+    // scan thread compiled it again (docs/performance.md, "Rare branches").
+    const topIsOld = stack[stack.length - 1] === oldTip;
+    const tagStart = !this.blank && text.charCodeAt(this.nextNonspace) === 60;
+    const lazy = !this.allClosed && !this.blank && oldTip.k === PARA && topIsOld;
+    if (lazy && tagStart && this.lineIndent < 4 && HTML_OPEN[7]!.test(text.slice(this.nextNonspace, le))) {
+      // micromark: a complete tag alone on a lazy line ends the paragraph
+      // and starts an HTML block inside the still-open containers.
+      this.finalize(stack.pop()!);
+      const b = new Blk(HTML);
+      b.htmlType = 7;
+      stack.push(b);
     } else {
-      this.closeUnmatched();
+      // On a lazy line the containers stay open and the tip is that paragraph.
+      if (!lazy) this.closeUnmatched();
       const tip = stack[stack.length - 1]!;
       const k = tip.k;
       if (k === PARA) {
@@ -716,8 +716,9 @@ class BlockScanner {
       const cb = text.charCodeAt(cs) === 91 ? RE_CHECKBOX.exec(text.slice(cs, Math.min(le, cs + 6))) : null;
       const after = cb ? cs + cb[0].length : 0;
       // One read of the character after the checkbox (a second read for a tab, met rarely, deoptimized).
+      // The tab is tested first, so that every checkbox runs both tests (see `lazy` in processLine).
       const d = cb && after < le ? text.charCodeAt(after) : 32;
-      if (cb && (d === 32 || d === 9)) {
+      if (cb && (d === 9 || d === 32)) {
         const status = cb[1]!;
         b.taskCheckbox = cb[0];
         b.task = {

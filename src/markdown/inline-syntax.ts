@@ -196,18 +196,16 @@ export class PhrasingScanner {
           masks.push(i, e);
           i = e;
         } else i++;
-      } else if (c === 33 && i + 1 < n && p.charCodeAt(i + 1) === 91) {
+      } else if (c === 91 || (c === 33 && i + 1 < n && p.charCodeAt(i + 1) === 91)) {
+        // An opener, `[` or an image's `![`: one set of stores for both, so that
+        // a note's first opener being an image (rare) does not meet stores that
+        // never grew the arrays and deoptimize this function.
+        const image = c === 33 ? 1 : 0;
         if (on > 0) oFlags[on - 1] = oFlags[on - 1]! | 2;
         oPos[on] = i;
-        oFlags[on] = 1;
+        oFlags[on] = image;
         oEpoch[on++] = epoch;
-        i += 2;
-      } else if (c === 91) {
-        if (on > 0) oFlags[on - 1] = oFlags[on - 1]! | 2;
-        oPos[on] = i;
-        oFlags[on] = 0;
-        oEpoch[on++] = epoch;
-        i++;
+        i += 1 + image;
       } else if (c === 93) {
         if (on === 0) {
           i++;

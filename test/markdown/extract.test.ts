@@ -268,6 +268,48 @@ describe('tasks', () => {
   });
 });
 
+describe('lines met rarely', () => {
+  // Branches the extractor's common lines must give type feedback to (block-syntax.ts processLine's
+  // `lazy`, listItemStart's checkbox, the phrasing scan's openers): rewritten for that, same facts.
+  it.each<[string, { tags: string[]; words: number; blocks: string[] }]>([
+    ['- item\nlazy #t1', { tags: ['t1'], words: 3, blocks: [] }],
+    ['> quote\nlazy #t1 ^b1', { tags: ['t1'], words: 4, blocks: ['b1'] }],
+    ['- a\n  - b\nlazy\n\n#t1', { tags: ['t1'], words: 4, blocks: [] }],
+    // a complete tag alone on a lazy line starts an HTML block inside the open containers
+    ['> quote\n<span>\n> #t1', { tags: [], words: 3, blocks: [] }],
+    ['- item\n<span class="x">\n  #t1', { tags: [], words: 4, blocks: [] }],
+    ['> a\n> > b\n<i>\n> > #t1', { tags: [], words: 4, blocks: [] }],
+    ['> q\n<span>\n#t1', { tags: ['t1'], words: 3, blocks: [] }],
+    ['- item\n    <span>\n#t1', { tags: ['t1'], words: 3, blocks: [] }],
+    ['- item\n<span> text #t1', { tags: ['t1'], words: 4, blocks: [] }],
+  ])('%j', (text, want) => {
+    const f = both(text);
+    expect(f.tagOccurrences.map((o) => o.tag)).toEqual(want.tags);
+    expect(f.wordCount).toBe(want.words);
+    expect(f.blocks.map((b) => b.id)).toEqual(want.blocks);
+  });
+  it.each<[string, string[]]>([
+    ['- [ ]\ttab', ['tab']],
+    ['- [x]\t\ttabs', ['tabs']],
+    ['- [ ] space\n- [ ]\ttab', ['space', 'tab']],
+    ['- [ ]\n- [ ]x', ['']],
+  ])('%j: tasks', (text, want) => {
+    expect(both(text).tasks.map((t) => t.text)).toEqual(want);
+  });
+  it.each<[string, Array<[boolean, string]>]>([
+    ['![a](x.png) [b](y.md)', [[true, 'x.png'], [false, 'y.md']]],
+    ['[![i](img.png)](t.md)', [[false, 't.md'], [true, 'img.png']]],
+    ['! [a](x.md) ![b](y.png)', [[false, 'x.md'], [true, 'y.png']]],
+    ['![no close [c](z.md)', [[false, 'z.md']]],
+    ['![a ![b](i.png)](j.png)', [[true, 'j.png']]],
+    // a lazy line stays in its paragraph: a link may span it
+    ['> [a\nb](x.md)', [[false, 'x.md']]],
+    ['- ![a\nb](x.png)', [[true, 'x.png']]],
+  ])('%j: image and link openers', (text, want) => {
+    expect(both(text).links.map((l) => [l.embed, l.target])).toEqual(want);
+  });
+});
+
 describe('tasks in items with several blocks', () => {
   // Only an item's first paragraph makes it a task (the block scanner tells paragraphs apart by serial).
   it.each<[string, Array<[number, string, string, string | null, number | null]>]>([
