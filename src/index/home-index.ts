@@ -553,6 +553,9 @@ export class HomeIndex {
   static fromSnapshot(data: Uint8Array, opts: HomeIndexOptions = {}): HomeIndex {
     const parts = splitSnapshot(data);
     const idx = new HomeIndex(opts);
+    // What is a function of the note and file maps is made when first needed, not while the rows are read.
+    idx.graph.deferNames();
+    idx.ids.deferDerived();
     const res = parts.resolutions;
     const notes: NoteRec[] = [];
     const starts: number[] = [];
@@ -568,6 +571,7 @@ export class HomeIndex {
     }
     // One record per path: a snapshot this build wrote names each once (the two maps hold each path once, in one of them).
     if (idx.filesByPath.size + idx.notesByPath.size !== paths.length) throw new IndexSnapshotError('index_snapshot_invalid', 'Index snapshot names a path twice');
+    idx.graph.loaded();
     if (res !== null) {
       try {
         idx.graph.restore(notes, starts, res, paths);

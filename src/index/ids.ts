@@ -19,18 +19,37 @@ export function derivedId(path: string): string {
 export class IdIndex {
   /** Frontmatter id → paths claiming it, earliest claim first (`byClaim`); the first owns it. */
   private readonly idClaims = new Map<string, PathSet>();
-  /** derivedId → path (whether or not that note uses it). */
-  private readonly derivedIds = new Map<string, string>();
+  /**
+   * derivedId → path (whether or not that note uses it): a function of the
+   * note map, so a snapshot's reading leaves it unmade (`deferDerived`) and
+   * the first question by id makes it (10k notes: a map of 10k entries,
+   * not needed to be ready).
+   */
+  private derivedIds: Map<string, string> | null = new Map();
 
   constructor(private readonly notesByPath: ReadonlyMap<string, NoteRec>) {}
 
-  /** A new note path: its derived id now points to it. */
-  addDerived(rec: NoteRec): void {
-    this.derivedIds.set(rec.derived, rec.entry.path);
+  /** Leave the derived-id map unmade until asked (the index is being read from a snapshot). */
+  deferDerived(): void {
+    this.derivedIds = null;
   }
 
+  /** A new note path (in the note map): its derived id now points to it. */
+  addDerived(rec: NoteRec): void {
+    this.derivedIds?.set(rec.derived, rec.entry.path);
+  }
+
+  /** A note path gone from the note map. */
   removeDerived(rec: NoteRec): void {
-    this.derivedIds.delete(rec.derived);
+    this.derivedIds?.delete(rec.derived);
+  }
+
+  private derived(): Map<string, string> {
+    if (this.derivedIds === null) {
+      this.derivedIds = new Map();
+      for (const rec of this.notesByPath.values()) this.derivedIds.set(rec.derived, rec.entry.path);
+    }
+    return this.derivedIds;
   }
 
   /** Register the claim of the note's frontmatter id (the note is in the note map) and set its `entry.id`. */
@@ -64,7 +83,7 @@ export class IdIndex {
   noteById(id: string): NoteRec | undefined {
     const owner = firstOf(this.idClaims.get(id));
     if (owner !== undefined) return this.notesByPath.get(owner);
-    const p = this.derivedIds.get(id);
+    const p = this.derived().get(id);
     if (p === undefined) return undefined;
     const rec = this.notesByPath.get(p);
     return rec !== undefined && rec.entry.id === id ? rec : undefined;

@@ -48,10 +48,17 @@ interface Restoring {
 const BACKLINKS_CACHED_FROM = 64;
 
 export class LinkGraph {
-  /** Name key → note and file paths, shortest first. */
-  private readonly byName = new Map<string, PathSet>();
-  /** Lowercased alias → note paths, shortest first. */
-  private readonly byAlias = new Map<string, PathSet>();
+  /**
+   * Name key → note and file paths, shortest first; lowercased alias → note
+   * paths, shortest first. Functions of the note and file maps, so a
+   * snapshot's reading leaves them unmade (`deferNames`): they are made
+   * (`names`) before the first resolution or change, or by the deferred
+   * work (10k bench vault: 10k sorted-map insertions not needed to be ready).
+   */
+  private byName_: Map<string, PathSet> | null = new Map();
+  private byAlias_: Map<string, PathSet> | null = new Map();
+  /** While a snapshot's rows are read: file rows then change nothing else (`fileAdded`). */
+  private loading = false;
   /** Name key or alias key → the links carrying it, as (note, link index) pairs. */
   private readonly linksByKey = new Map<string, Refs>();
   private readonly unresolvedSources = new Set<string>();
@@ -89,11 +96,58 @@ export class LinkGraph {
     };
   }
 
+  private get byName(): Map<string, PathSet> {
+    if (this.byName_ === null) this.makeNames();
+    return this.byName_!;
+  }
+
+  private get byAlias(): Map<string, PathSet> {
+    if (this.byAlias_ === null) this.makeNames();
+    return this.byAlias_!;
+  }
+
+  /** The index is about to read a snapshot's rows into its (empty) maps: the name maps wait (`byName_`). */
+  deferNames(): void {
+    this.byName_ = null;
+    this.byAlias_ = null;
+    this.loading = true;
+  }
+
+  /** The snapshot's rows are all in the maps. */
+  loaded(): void {
+    this.loading = false;
+  }
+
+  /**
+   * Before a change: the name maps, made from the note and file maps as
+   * they stand (holding the change's own path already, for an addition:
+   * its insertion below is then a no-op), so that the change applies to them.
+   */
+  private makeNamesNow(): void {
+    if (this.byName_ === null) this.makeNames();
+  }
+
+  /** The name maps as the note and file maps make them (the order of insertion does not matter: each set is sorted). */
+  private makeNames(): void {
+    const byName = new Map<string, PathSet>();
+    const byAlias = new Map<string, PathSet>();
+    for (const path of this.filesByPath.keys()) addToSortedMap(byName, nameKeyOfPath(path), path, byLengthThenPath);
+    for (const [path, rec] of this.notesByPath) {
+      addToSortedMap(byName, nameKeyOfPath(path), path, byLengthThenPath);
+      for (const a of rec.aliasKeys) addToSortedMap(byAlias, a, path, byLengthThenPath);
+    }
+    this.byName_ = byName;
+    this.byAlias_ = byAlias;
+  }
+
   // ---------------------------------------------------------------- changes
 
   /** A file is now in the file map: links naming it may resolve to it. */
   fileAdded(path: string): void {
+    // A snapshot's file row: no link is registered yet for touchKey to queue, and the name maps wait.
+    if (this.loading) return;
     this.applyRestored();
+    this.makeNamesNow();
     const key = nameKeyOfPath(path);
     addToSortedMap(this.byName, key, path, byLengthThenPath);
     this.touchKey(key);
@@ -102,6 +156,7 @@ export class LinkGraph {
   /** A file is going away: links to it fall back to the next candidate or become unresolved. */
   fileRemoved(rec: FileRec, path: string): void {
     this.applyRestored();
+    this.makeNamesNow();
     this.orphanIncoming(rec, path);
     const key = nameKeyOfPath(path);
     removeFromSortedMap(this.byName, key, path, byLengthThenPath);
@@ -117,6 +172,7 @@ export class LinkGraph {
    */
   noteAdded(rec: NoteRec, isNew: boolean, oldAliases: readonly string[]): void {
     this.applyRestored();
+    this.makeNamesNow();
     const path = rec.entry.path;
     const aliasKeys = rec.aliasKeys;
     const key = nameKeyOfPath(path);
@@ -132,6 +188,7 @@ export class LinkGraph {
   /** Unregister what `noteAdded` registered for the note's current facts, except its name (the path stays). */
   detachNote(rec: NoteRec): void {
     this.applyRestored();
+    this.makeNamesNow();
     this.detachLinks(rec);
     for (const a of rec.aliasKeys) removeFromSortedMap(this.byAlias, a, rec.entry.path, byLengthThenPath);
   }
@@ -139,6 +196,7 @@ export class LinkGraph {
   /** A note (detached already) is going away: links to it fall back or become unresolved. */
   noteRemoved(rec: NoteRec, path: string): void {
     this.applyRestored();
+    this.makeNamesNow();
     this.orphanIncoming(rec, path);
     const key = nameKeyOfPath(path);
     removeFromSortedMap(this.byName, key, path, byLengthThenPath);
@@ -161,7 +219,7 @@ export class LinkGraph {
    * keeps its names, the keys of 550k links are never built.
    */
   hasPending(): boolean {
-    return this.restoring !== null || this.pendingKeys.size > 0 || this.pendingNotes.size > 0;
+    return this.restoring !== null || this.byName_ === null || this.pendingKeys.size > 0 || this.pendingNotes.size > 0;
   }
 
   /** Whether every note's `resolved` is the current answer (what a snapshot may store). */
@@ -178,6 +236,7 @@ export class LinkGraph {
   flush(budgetMs = Infinity): boolean {
     const deadline = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
     if (!this.applyRestored(deadline)) return false;
+    this.makeNamesNow();
     if (this.pendingKeys.size === 0 && this.pendingNotes.size === 0) return true;
     const cache = new Map<string, string | null>();
     if (!this.flushKeys(budgetMs, deadline, cache)) return false;
@@ -270,9 +329,11 @@ export class LinkGraph {
 
   /** A note read from a snapshot that holds its links' resolutions: its name and aliases are registered; `restore` does the rest. */
   noteRestored(rec: NoteRec): void {
-    const path = rec.entry.path;
-    addToSortedMap(this.byName, nameKeyOfPath(path), path, byLengthThenPath);
-    for (const a of rec.aliasKeys) addToSortedMap(this.byAlias, a, path, byLengthThenPath);
+    if (this.byName_ !== null) {
+      const path = rec.entry.path;
+      addToSortedMap(this.byName_, nameKeyOfPath(path), path, byLengthThenPath);
+      for (const a of rec.aliasKeys) addToSortedMap(this.byAlias, a, path, byLengthThenPath);
+    }
     rec.attached = false;
   }
 

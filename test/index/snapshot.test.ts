@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
+import { derivedId, HomeIndex, IndexSnapshotError, INDEX_SNAPSHOT_VERSION } from '../../src/index/home-index.js';
 import { snapshotTail, splitSnapshot, type SnapshotParts } from '../../src/index/snapshot.js';
 import { generateVault } from '../helpers/generate-vault.js';
 import { undecodedRest } from '../../src/index/records.js';
@@ -327,6 +327,11 @@ describe('snapshot: resolutions kept across changes made while closed', () => {
     before.flush();
     const warm = HomeIndex.fromSnapshot(before.toSnapshot(), { mode: 'lazy' });
     expect(warm.pendingWork().restoring).toBe(warm.noteCount);
+    // The name, alias and derived-id maps are made at the first question that needs them (link-graph.ts `byName_`, ids.ts).
+    for (const target of ['Start', 'inbox', 'café.png', 'Nowhere', 'Later']) {
+      expect(warm.resolve('x/new.md', { target, kind: 'wikilink' }), target).toBe(before.resolve('x/new.md', { target, kind: 'wikilink' }));
+    }
+    expect(warm.noteById(derivedId('Later.md'))?.path).toBe('Later.md');
     expect(warm.backlinks('Home.md')).toEqual(before.backlinks('Home.md'));
     expect(warm.pendingWork().restoring).toBe(0);
     expect(linkState(warm)).toEqual(linkState(before));
