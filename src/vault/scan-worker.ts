@@ -7,6 +7,8 @@
  * for the main thread to merge. Protocol: scan-pool.ts.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { fieldsOf, PartialBuilder } from '../index/fulltext/document.js';
 import type { FieldTexts } from '../index/fulltext/postings.js';
@@ -52,6 +54,21 @@ function readWhole(abs: string, flags: number): Buffer {
   }
 }
 
+/**
+ * Tokenizing comes after every fact is sent: the Home's opening can be ready
+ * and answer while this thread still works. On Linux this thread then gives
+ * way (nice 10, this thread alone: a thread id is a pid to setpriority) to the
+ * main thread's answers and to the other scan thread's last batches, which the
+ * opening still waits for. Elsewhere, or without /proc, it keeps its priority.
+ */
+function lowerPriority(): void {
+  try {
+    os.setPriority(Number(path.basename(fs.readlinkSync('/proc/thread-self'))), 10);
+  } catch {
+    // not Linux: same priority as the other threads
+  }
+}
+
 /** How this thread sends its facts (scan-wire.ts); reused from batch to batch. */
 const wire = new WireEncoder();
 
@@ -85,6 +102,7 @@ port.on('message', ({ items, next }: ScanRequest) => {
   }
   const scanned: ScanScanned = { scanned: true };
   port.postMessage(scanned);
+  lowerPriority();
   const fullText = new PartialBuilder();
   for (const n of toTokenize.splice(0)) fullText.add(n.rel, n.etag, n.fields);
   const partial = fullText.build();
