@@ -168,9 +168,11 @@ const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify
  *   runs only the few of its own path. Each is now written at its first call: the same source,
  *   compiled from the same state (a handler's matcher is rewritten whenever its node gains a
  *   handler, so the last one is what runs either way).
- * - Fastify's server.js requires node:http2 at its top for the `http2` option, which Quire never
- *   sets: Node's HTTP/2 modules were compiled at every start (about 9 ms with the server's flags,
- *   which keep Node from using its code cache for its own modules). It is required at first use.
+ * - Fastify's server.js requires node:http2 and node:https at its top for its `http2` and `https`
+ *   options, which Quire never sets: Node's HTTP/2 and TLS modules were compiled at every start
+ *   (about 9 and 7 ms with the server's flags, which keep Node from using its code cache for its
+ *   own modules). Each is required at first use (src/core/outbound.ts requires TLS at its first
+ *   fetch).
  * - Fastify's plugin-utils.js requires semver at its top, to check the Fastify version a plugin
  *   declares: required at first use, and left out of the bundle (FASTIFY_UNCALLED).
  */
@@ -198,6 +200,10 @@ const PACKAGE_EDITS = {
     ],
   ],
   'fastify/lib/server.js': [
+    [
+      "const https = require('node:https')\n",
+      "const https = new Proxy({}, { get: (_, key) => require('node:https')[key] }) // Quire's build: required only if used\n",
+    ],
     [
       "const http2 = require('node:http2')\n",
       "const http2 = new Proxy({}, { get: (_, key) => require('node:http2')[key] }) // Quire's build: required only if used\n",

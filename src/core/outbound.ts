@@ -12,12 +12,17 @@
  */
 import dns from 'node:dns/promises';
 import http from 'node:http';
-import https from 'node:https';
+import { createRequire } from 'node:module';
 import net from 'node:net';
-import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { AppError, type ErrorDetails } from './errors.js';
 import { isPublicAddress } from './address.js';
+
+// TLS and zlib are required by the first fetch, not at every start of the server: under its Node.js flags Node compiles
+// its own modules without their code cache, about 12 ms for these two (docs/performance.md, "Start-up").
+const requireBuiltin = createRequire(import.meta.url);
+const https = (): typeof import('node:https') => requireBuiltin('node:https');
+const zlib = (): typeof import('node:zlib') => requireBuiltin('node:zlib');
 
 export interface OutboundLimits {
   /** Connect to private, loopback and link-local addresses too (Config.allowPrivateFetch). */
@@ -106,7 +111,7 @@ export async function resolveHost(url: URL, allowPrivate: boolean): Promise<{ ad
 
 function send(url: URL, pinned: { address: string; family: number }, req: OutboundRequest, signal: AbortSignal): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const lib = url.protocol === 'https:' ? https : http;
+    const lib = url.protocol === 'https:' ? https() : http;
     const r = lib.request(
       url,
       {
@@ -128,9 +133,9 @@ function send(url: URL, pinned: { address: string; family: number }, req: Outbou
 
 function decoded(res: http.IncomingMessage): Readable {
   const enc = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
-  if (enc === 'gzip' || enc === 'x-gzip') return res.pipe(zlib.createGunzip());
-  if (enc === 'deflate') return res.pipe(zlib.createInflate());
-  if (enc === 'br') return res.pipe(zlib.createBrotliDecompress());
+  if (enc === 'gzip' || enc === 'x-gzip') return res.pipe(zlib().createGunzip());
+  if (enc === 'deflate') return res.pipe(zlib().createInflate());
+  if (enc === 'br') return res.pipe(zlib().createBrotliDecompress());
   return res;
 }
 
