@@ -296,39 +296,22 @@ export function isSpaceCode(c: number): boolean {
  * Number of words in `s`: maximal runs of non-whitespace characters that
  * contain at least one Unicode letter or number (`\p{L}`, `\p{N}`).
  *
- * Two loops: up to a run's first letter or number each code unit is
- * classified, and from there the run only needs its end.
+ * One loop: a run is counted at its first letter or number, then skipped to
+ * its end (printable ASCII needs no table there). Spaces and the other
+ * characters before a letter cost one table lookup each. (Two nested loops,
+ * one per run, took a fifth longer on the bench vault's two-byte texts.)
  */
 export function countWords(s: string, from = 0, to = s.length): number {
   let n = 0;
-  let i = from;
-  while (i < to) {
+  for (let i = from; i < to; i++) {
     let c = s.charCodeAt(i);
-    let k = classOf(c);
-    if (k === SPACE) {
-      i++;
-      continue;
-    }
-    let hasWord = false;
-    for (;;) {
-      if (k === WORD) {
-        hasWord = true;
-        break;
-      }
-      // A surrogate pair is one code point: its class is the pair's, not either half's.
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < to && UNICODE_WORD_RE.test(String.fromCodePoint(s.codePointAt(i)!))) {
-        hasWord = true;
-        break;
-      }
-      if (++i >= to) break;
-      c = s.charCodeAt(i);
-      k = classOf(c);
-      if (k === SPACE) break;
-    }
-    if (hasWord) {
+    const k = classOf(c);
+    // A surrogate pair is one code point: its class is the pair's, not either half's.
+    if (k === WORD || (k === OTHER && c >= 0xd800 && c <= 0xdbff && i + 1 < to && UNICODE_WORD_RE.test(String.fromCodePoint(s.codePointAt(i)!)))) {
       n++;
       while (++i < to) {
         c = s.charCodeAt(i);
+        if (c > 32 && c < 127) continue;
         if (classOf(c) === SPACE) break;
       }
     }
