@@ -3,7 +3,7 @@
  * and the routes and hooks added beside the actions, as ONE module. The command-line bundle
  * makes a chunk for each set of entries that share a module; eight dynamic imports of these
  * gave 57 chunks and 288 import edges at start (each resolved, linked and read), one import
- * gives 32 and 105 (docs/performance.md, "Start-up").
+ * 32 and 105 when it was made (docs/performance.md, "Start-up", "The server's own start").
  */
 export { registry } from '../../actions/registry.js';
 export { buildApp } from './app.js';
