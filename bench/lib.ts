@@ -20,8 +20,17 @@ export function benchScript(script: string): string[] {
   return FROM_SOURCE ? ['--import', 'tsx', path.join(SCRIPTS_DIR, script)] : [path.join(SCRIPTS_DIR, script.replace(/\.ts$/, '.js'))];
 }
 
-/** The Node.js flags `quire serve` runs with: bin/server-node-flags, the list the launcher bin/quire reads. */
-export const SERVER_NODE_FLAGS: string[] = fs.readFileSync(path.join(REPO_DIR, 'bin', 'server-node-flags'), 'utf8').trim().split(/\s+/);
+/**
+ * The Node.js flags `quire serve` runs with: bin/server-node-flags, the list the launcher bin/quire reads.
+ * QUIRE_BENCH_SERVER_FLAGS replaces the list for the bench's server and index children (`none`: no
+ * flags), to measure what the flags still buy (docs/performance.md, "Are the flags still needed?").
+ */
+export const SERVER_NODE_FLAGS: string[] = serverNodeFlags(process.env.QUIRE_BENCH_SERVER_FLAGS);
+
+function serverNodeFlags(override: string | undefined): string[] {
+  if (override === 'none') return [];
+  return (override ?? fs.readFileSync(path.join(REPO_DIR, 'bin', 'server-node-flags'), 'utf8')).trim().split(/\s+/).filter(Boolean);
+}
 
 /** The `quire` command as a person runs it (package.json "bin"): the launcher that picks the Node.js flags for each command. */
 export const QUIRE = path.join(REPO_DIR, 'bin', 'quire');
