@@ -93,9 +93,11 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     () => undefined,
   );
 
-  /** The command line's reading and running of a whole command, loaded once (beside the opening: see below). */
-  let cliCode: ReturnType<typeof loadCli> | null = null;
-  const cli = () => (cliCode ??= loadCli());
+  // The command line's code (for the thin client's requests, the first of which comes as soon as this daemon
+  // listens) loads once the folder is open: loaded and run beside the opening, it made the first call slower
+  // (docs/cli.md, "Opening first").
+  const cli = opening.then(loadCli, loadCli);
+  cli.catch(() => undefined);
 
   const status = (): DaemonStatus => ({
     pid: process.pid,
@@ -123,7 +125,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   const run = async (req: RunRequest): Promise<DaemonReply> => {
     if (req.build !== build) return { ok: false, fallback: `this daemon runs build ${build}, the command is of build ${req.build}` };
     if ((req.tz ?? null) !== (env.TZ ?? null)) return { ok: false, fallback: 'another TZ than the daemon' };
-    const c = await cli();
+    const c = await cli;
     const quick = c.parseQuickly(req.argv, await c.loadCatalog());
     if (!quick) return { ok: false, fallback: 'a form for commander' };
     let named: string | null = null;
@@ -218,10 +220,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   open();
   // A daemon is started by a call, which needs the actions' code (every area's, dispatch and the input
   // validator: LocalTransport.call imports them): it loads while the folder opens. Loaded at the call, after
-  // `ready`, it took 0.8-1.1 s there, beside the opening's background work. So do the command line's code
-  // and catalog, for that call is a whole command from the thin client; loaded once the folder was open,
-  // they took 10-220 ms there (docs/cli.md, "Opening first").
-  void cli().then((c) => c.loadCatalog(), () => undefined);
+  // `ready`, it took 0.8-1.1 s there, beside the opening's background work (docs/cli.md, "Opening first").
   Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js'), import('../../actions/validate.js')]).catch(() => undefined);
   fs.writeFileSync(files.info, JSON.stringify({ pid: process.pid, vault, socket: files.socket, startedAt }) + '\n');
   const idleTimer = setInterval(() => {
