@@ -1,7 +1,7 @@
 /**
  * Notes area of the spec (document 2), "Tasks and task views".
  * Task views live in `.base` files under Views with a stable ID in their YAML.
- * Handlers call the sibling modules: tasks.ts (tasks and line edits),
+ * Handlers call the sibling modules, loaded at the first call through lazy.ts: tasks.ts (tasks and line edits),
  * attach.ts (File Tasks and log entries), views.ts (`.base` views). The
  * extension actions at the end are documented in docs/tasks.md.
  */
@@ -10,9 +10,10 @@ import { defineAction } from '../actions/types.js';
 import { Headers, Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
-import { attachTask, detachTask } from './attach.js';
-import { createTask, editTask, listTasks, setTaskStatus, taskById, tasksByDay } from './tasks.js';
-import { createView, findView, listViews, updateView, viewRows } from './views.js';
+
+const attach = async () => (await import('./lazy.js')).attach;
+const tasks = async () => (await import('./lazy.js')).tasks;
+const views = async () => (await import('./lazy.js')).views;
 
 const AREA = 'Tasks and task views';
 
@@ -31,7 +32,7 @@ export const actions = [
   specAction('attach', {
     summary: 'Attaches a File Task to its latest eligible log entry.',
     input: { body: TaskIdBody },
-    handler: async (ctx, { body }) => attachTask(await openScope(ctx), body.task_id),
+    handler: async (ctx, { body }) => (await attach()).attachTask(await openScope(ctx), body.task_id),
   }),
   specAction('by_day', {
     summary: 'Lists Tasks by day for the window from `from` to `to`, optionally in time zone `tz`. Request smaller windows within the handler bounds.',
@@ -42,23 +43,23 @@ export const actions = [
         tz: Type.Optional(Type.String({ description: 'Time zone of the days' })),
       }),
     },
-    handler: async (ctx, { query }) => tasksByDay(await openScope(ctx), query),
+    handler: async (ctx, { query }) => (await tasks()).tasksByDay(await openScope(ctx), query),
   }),
   specAction('detach', {
     summary: 'Detaches a File Task from the log entry it is attached to.',
     input: { body: TaskIdBody },
-    handler: async (ctx, { body }) => detachTask(await openScope(ctx), body.task_id),
+    handler: async (ctx, { body }) => (await attach()).detachTask(await openScope(ctx), body.task_id),
   }),
   specAction('notes_task_by_id', {
     summary: 'Reads one Task by its ID.',
     input: { query: Obj({ task_id: Type.String() }) },
-    handler: async (ctx, { query }) => taskById(await openScope(ctx), query.task_id),
+    handler: async (ctx, { query }) => (await tasks()).taskById(await openScope(ctx), query.task_id),
   }),
   specAction('notes_task_views_create', {
     summary: 'Creates a task view in its own readable `.base` file under Views; the route assigns or checks its stable ID.',
     input: { body: Obj({ view: View }) },
     handler: async (ctx, { body }) => {
-      const v = await createView(await openScope(ctx), body.view);
+      const v = await (await views()).createView(await openScope(ctx), body.view);
       return reply(v, { status: 201, etag: v.etag });
     },
   }),
@@ -66,14 +67,14 @@ export const actions = [
     summary: 'Reads a task view by its stable YAML ID, which keeps working after the file is renamed.',
     input: { path: ViewIdPath },
     handler: async (ctx, { path }) => {
-      const v = await findView(await openScope(ctx), path.id);
+      const v = await (await views()).findView(await openScope(ctx), path.id);
       return reply(v, { etag: v.etag });
     },
   }),
   specAction('notes_task_views_list', {
     summary: 'Lists one bounded page of the visible `.base` task view files. Pass `next_cursor` unchanged.',
     input: { query: PageQuery },
-    handler: async (ctx, { query }) => listViews(await openScope(ctx), query),
+    handler: async (ctx, { query }) => (await views()).listViews(await openScope(ctx), query),
   }),
   specAction('notes_task_views_update', {
     summary:
@@ -84,14 +85,14 @@ export const actions = [
       body: Obj({ view: View }),
     },
     handler: async (ctx, { path, headers, body }) => {
-      const v = await updateView(await openScope(ctx), path.id, headers['if-match'], body.view);
+      const v = await (await views()).updateView(await openScope(ctx), path.id, headers['if-match'], body.view);
       return reply(v, { etag: v.etag });
     },
   }),
   specAction('notes_tasks_list', {
     summary: "Lists the Tasks in the caller's Home one page at a time. Pass `next_cursor` unchanged; reduce `limit` after an overflow.",
     input: { query: PageQuery },
-    handler: async (ctx, { query }) => listTasks(await openScope(ctx), query),
+    handler: async (ctx, { query }) => (await tasks()).listTasks(await openScope(ctx), query),
   }),
   ...extensionActions(),
 ];
@@ -137,7 +138,7 @@ function extensionActions() {
         }),
       },
       handler: async (ctx, { headers, body }) => {
-        const t = await createTask(await openScope(ctx), body, headers['if-match']);
+        const t = await (await tasks()).createTask(await openScope(ctx), body, headers['if-match']);
         return reply(t, { status: 201, etag: t.etag });
       },
     }),
@@ -159,7 +160,7 @@ function extensionActions() {
         }),
       },
       handler: async (ctx, { headers, body }) => {
-        const t = await setTaskStatus(await openScope(ctx), body, headers['if-match']);
+        const t = await (await tasks()).setTaskStatus(await openScope(ctx), body, headers['if-match']);
         return reply(t, { etag: t.etag });
       },
     }),
@@ -176,7 +177,7 @@ function extensionActions() {
         body: Obj({ ...Target, text: Type.Optional(Type.String({ minLength: 1, description: 'New text, one line' })), due: Due }),
       },
       handler: async (ctx, { headers, body }) => {
-        const t = await editTask(await openScope(ctx), body, headers['if-match']);
+        const t = await (await tasks()).editTask(await openScope(ctx), body, headers['if-match']);
         return reply(t, { etag: t.etag });
       },
     }),
@@ -199,7 +200,7 @@ function extensionActions() {
           tz: Type.Optional(Type.String({ description: 'Time zone of `today()` and `now()` (server time when omitted)' })),
         }),
       },
-      handler: async (ctx, { path, query }) => viewRows(await openScope(ctx), path.id, query),
+      handler: async (ctx, { path, query }) => (await views()).viewRows(await openScope(ctx), path.id, query),
     }),
   ];
 }
