@@ -17,6 +17,7 @@ import { SidecarStore } from './store/sidecar.js';
 import { findUserById, setSetupTokenWhileEmpty } from './store/users.js';
 import { RequestActivity } from './surfaces/http/activity.js';
 import { tuneServerMemory } from './memory-tuning.js';
+import { homesSettled, preloadDeferred } from './surfaces/deferred-modules.js';
 import { InstanceVaults } from './vault/vaults.js';
 import { ChangeLogs } from './changes/change-log.js';
 import { JobRunner } from './jobs/runner.js';
@@ -81,6 +82,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
   const stopTuning = tuneServerMemory({ requests, onVaultOpened: (cb) => vaults.onVaultOpened((_user, vault) => cb(vault)), log });
   // Every Home starts indexing now, while the app below loads; requests for a Home still indexing wait for it.
   // Its `index ready` line waits for the server to listen: a request made then is answered from the index.
+  const homes = homesSettled((cb) => vaults.onVaultOpened((_user, vault) => cb(vault)));
   let listened!: () => void;
   vaults.announceReadyAfter(new Promise<void>((resolve) => (listened = resolve)));
   const indexing = vaults.openAll();
@@ -115,12 +117,17 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     // CalDAV accounts and subscriptions refreshed on a schedule (docs/calendar-sync.md).
     const calendarSync = new CalendarSyncSchedule(services, log);
     calendarSync.start();
+    // Once the Homes' opening work is done and no request is in flight: the code handlers load at first use.
+    let closing = false;
+    void preloadDeferred({ which: 'server', after: homes.settled(indexing), busy: () => requests.inFlight > 0, log, stopped: () => closing });
     return {
       app: built,
       services,
       url,
       setupToken,
       close: async () => {
+        closing = true;
+        homes.stop();
         stopTuning();
         stopCounting();
         await services.reminders?.stop();
@@ -141,6 +148,7 @@ export async function startServer(input: ConfigInput & { log?: (line: string) =>
     };
   } catch (e) {
     // Not started (the port taken, a module that failed to load): nothing is left running, the Homes already opening included.
+    homes.stop();
     stopTuning();
     await app?.close();
     await services.jobs?.close();

@@ -102,8 +102,22 @@ export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
 }
 
+/**
+ * A module the process loads at first use is gone: its install was replaced
+ * while it ran (an upgrade or a rebuild names the bundle's chunks anew).
+ */
+export function isCodeGone(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}
+
 /** Turns anything thrown into an AppError; unknown errors become a bare 500 with no stack or path. */
 export function toAppError(e: unknown): AppError {
   if (isAppError(e)) return e;
+  if (isCodeGone(e)) {
+    return new AppError('service_unavailable', 'Quire was upgraded while this server ran (code it loads at first use is gone); restart it', {
+      details: { reason: 'upgraded' },
+    });
+  }
   return new AppError('internal', 'Internal error');
 }

@@ -39,6 +39,11 @@ export class DaemonTransport implements Transport {
       await this.restart();
       reply = await request(this.socket, req);
     }
+    if (!reply.ok && 'fallback' in reply) {
+      // It did nothing and left (Quire was upgraded under it, daemon.ts): a daemon of this install takes the call.
+      await this.restart();
+      reply = await request(this.socket, req);
+    }
     return fromWire(replyOrThrow(reply).outcome!);
   }
 }

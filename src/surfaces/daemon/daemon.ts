@@ -16,9 +16,10 @@ import net from 'node:net';
 import path from 'node:path';
 import type { ActionOutcome } from '../../actions/reply.js';
 import type { RawInput } from '../../actions/validate.js';
-import { toAppError } from '../../core/errors.js';
+import { isCodeGone, toAppError } from '../../core/errors.js';
 import { LocalTransport } from '../client/local.js';
 import type { Transport } from '../client/transport.js';
+import { preloadDeferred } from '../deferred-modules.js';
 import { daemonFiles, request, runFrames, toWire, vaultRealPath, type DaemonReply, type DaemonRequest, type DaemonStatus, type RunRequest, type RunResult } from './protocol.js';
 import { buildId } from './socket-path.js';
 import { CALL_WAIT_ENV } from './spawn.js';
@@ -28,6 +29,10 @@ export const DEFAULT_IDLE_SECONDS = 15 * 60;
 const DEBOUNCE_MS = 10;
 /** Longest a call waits for a folder that keeps changing (a long `git checkout`) before answering from what is indexed. */
 const SETTLE_LIMIT_MS = 3000;
+
+/** A call that failed because code it loads at first use is gone (dispatch turns that into `reason: upgraded`). */
+const isUpgraded = (e: unknown) => isCodeGone(e) || toAppError(e).details?.reason === 'upgraded';
+const upgradedError = () => Object.assign(new Error('Quire was upgraded while this daemon ran'), { code: 'ERR_MODULE_NOT_FOUND' });
 
 export function idleSeconds(env: NodeJS.ProcessEnv): number {
   const raw = env.QUIRE_DAEMON_IDLE;
@@ -88,7 +93,12 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   opening.then(
     (t) => {
       transport = t;
-      void t.vaults.vault.index.whenIdle().then(() => (warm = true));
+      // Warm once the opening's background work is done and the code calls load at first use is loaded too
+      // (deferred-modules.ts): a daemon left running over an upgrade then no longer needs its old files.
+      const after = Promise.all([t.vaults.vault.index.whenIdle(), cli.catch(() => undefined)]);
+      void preloadDeferred({ which: 'daemon', after, busy: () => inFlight > 0, log: (line) => process.stderr.write(`quire daemon: ${line}\n`), stopped: () => stopping }).then(
+        () => (warm = true),
+      );
     },
     () => undefined,
   );
@@ -137,10 +147,21 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     if (named !== vault) return { ok: false, fallback: 'another folder' };
     const output: RunResult['output'] = [];
     const io = { out: (s: string) => output.push([1, s + '\n']), err: (s: string) => output.push([2, s + '\n']) };
+    let calls = 0;
+    let codeGoneAtFirst = false;
+    const call: Transport['call'] = async (action, input) => {
+      calls++;
+      try {
+        return await freshCall(action, input);
+      } catch (e) {
+        if (calls === 1 && isUpgraded(e)) codeGoneAtFirst = true;
+        throw e;
+      }
+    };
     const transportFor = async (opts: { verbose?: boolean }): Promise<Transport> => {
       if (opts.verbose) io.err(`vault daemon: the running one for ${vault} answered the whole command (thin client)`);
       await opening;
-      return { call: freshCall };
+      return { call };
     };
     let code: number;
     try {
@@ -148,6 +169,8 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
     } catch (e) {
       code = c.reportFailure(e, io);
     }
+    // Its first call failed before doing anything: the full command line (the new install's) runs it again.
+    if (codeGoneAtFirst) throw upgradedError();
     return { ok: true, run: { output, code } };
   };
 
@@ -187,6 +210,13 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
       const send = (reply: DaemonReply) => conn.end(req.op === 'run' && req.wire === 'frames' ? runFrames(reply) : JSON.stringify(reply) + '\n');
       answer(req)
         .then(send, (e) => {
+          if (isUpgraded(e)) {
+            // Quire was upgraded under this daemon: the call failed on loading code, before doing anything. The
+            // client runs it elsewhere (the full command line, which starts a daemon of the new install); this one
+            // leaves, its socket removed before the answer goes out, so no later call reaches it.
+            void stop();
+            return send({ ok: false, fallback: `Quire was upgraded while this daemon (build ${build}) ran; it leaves` });
+          }
           const err = toAppError(e);
           send({ ok: false, status: err.status, error: err.toEnvelope().error });
         })

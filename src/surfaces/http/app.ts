@@ -248,7 +248,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
   app.setErrorHandler((err: FastifyError, req, res) => {
     const appErr = err instanceof AppError ? err : fromFastifyError(err, req);
-    if (appErr.code === 'internal' && !(err instanceof AppError)) logError(err, `${req.method} ${req.url.split('?')[0]}`);
+    if (appErr.status >= 500 && !(err instanceof AppError)) logError(err, `${req.method} ${req.url.split('?')[0]}`);
     return sendError(res, appErr);
   });
 
