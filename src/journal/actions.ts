@@ -1,15 +1,16 @@
 /**
  * Notes area of the spec (document 2), "Daily notes and log entries".
  * Log entries are blocks of a Daily note, identified by stable block IDs.
- * Handlers are small lambdas over ./journal.ts; the Markdown form is in ./log-format.ts
+ * Handlers are small lambdas over ./journal.ts (loaded at the first call, through ./lazy.ts); the Markdown form is in ./log-format.ts
  * and docs/vault-format.md, the shapes in docs/journal.md.
  */
 import { Type } from '@sinclair/typebox';
 import { Headers, Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
-import * as j from './journal.js';
 import { checkDate } from './dates.js';
+
+const j = async () => (await import('./lazy.js')).journal;
 
 const BlockIdPath = Obj({ block_id: PathString('Stable block ID of the log entry') });
 const IfMatch = Headers({ 'if-match': Type.String({ description: 'Current ETag of the Daily note' }) });
@@ -59,8 +60,9 @@ export const actions = [
       "Reads the caller's Daily note and its log for a date (default today in the zone of header `X-Svc-Timezone`); an absent day reads as empty and is not created (ensure_daily creates it).",
     input: { query: DailyQuery, headers: TimezoneHeaders },
     handler: async (ctx, { query, headers }) => {
-      const { date } = j.dayFor(ctx.now(), query, headers);
-      const r = await j.getDay(await openScope(ctx), date);
+      const journal = await j();
+      const { date } = journal.dayFor(ctx.now(), query, headers);
+      const r = await journal.getDay(await openScope(ctx), date);
       return reply(r.record, r.etag ? { etag: r.etag } : {});
     },
   }),
@@ -68,8 +70,9 @@ export const actions = [
     summary: 'Ensures the Daily note for a date exists, under the shared writer lock; the explicit write behind Home creation and adjacent-day navigation.',
     input: { query: DailyQuery, headers: TimezoneHeaders },
     handler: async (ctx, { query, headers }) => {
-      const { date, zone } = j.dayFor(ctx.now(), query, headers);
-      const r = await j.ensureDay(await openScope(ctx), date, zone);
+      const journal = await j();
+      const { date, zone } = journal.dayFor(ctx.now(), query, headers);
+      const r = await journal.ensureDay(await openScope(ctx), date, zone);
       return reply(r.record, { status: r.created ? 201 : 200, ...(r.etag ? { etag: r.etag } : {}) });
     },
   }),
@@ -77,8 +80,8 @@ export const actions = [
     summary: "Adds a log entry to the caller's Daily note, with attachments (files already in the Home) linked below it in the same write. A `client_id` makes retries create no second entry.",
     input: { body: LogEntry },
     handler: async (ctx, { body }) => {
-      const scope = await openScope(ctx);
-      const [r] = await j.createEntries(scope, [await j.prepareCreate(scope, body)]);
+      const [scope, journal] = await Promise.all([openScope(ctx), j()]);
+      const [r] = await journal.createEntries(scope, [await journal.prepareCreate(scope, body)]);
       return reply({ ...r!.record, replayed: r!.replayed }, { status: r!.replayed ? 200 : 201, etag: r!.record.etag! });
     },
   }),
@@ -86,10 +89,10 @@ export const actions = [
     summary: 'Adds up to 500 log entries in one all-or-nothing request, each as `notes_journal_create_log` takes it.',
     input: { body: Obj({ entries: Type.Array(LogEntry, { minItems: 1, maxItems: 500, description: 'The log entries to create' }) }) },
     handler: async (ctx, { body }) => {
-      const scope = await openScope(ctx);
+      const [scope, journal] = await Promise.all([openScope(ctx), j()]);
       const specs = [];
-      for (const [i, entry] of body.entries.entries()) specs.push(await j.prepareCreate(scope, entry, `body.entries[${i}]`));
-      const out = await j.createEntries(scope, specs);
+      for (const [i, entry] of body.entries.entries()) specs.push(await journal.prepareCreate(scope, entry, `body.entries[${i}]`));
+      const out = await journal.createEntries(scope, specs);
       return reply({ items: out.map((r) => ({ ...r.record, replayed: r.replayed })), next_cursor: null }, { status: 201 });
     },
   }),
@@ -97,7 +100,7 @@ export const actions = [
     summary: 'Reads the Daily note of a date and its log entries.',
     input: { path: Obj({ date: Date_ }) },
     handler: async (ctx, { path }) => {
-      const r = await j.getDay(await openScope(ctx), checkDate(path.date, 'path.date'));
+      const r = await (await j()).getDay(await openScope(ctx), checkDate(path.date, 'path.date'));
       return reply(r.record, r.etag ? { etag: r.etag } : {});
     },
   }),
@@ -105,7 +108,7 @@ export const actions = [
     summary: "Deletes a log entry; needs header `If-Match` with the Daily note's current ETag.",
     input: { path: BlockIdPath, headers: IfMatch },
     handler: async (ctx, { path, headers }) => {
-      const r = await j.deleteEntry(await openScope(ctx), path.block_id, headers['if-match']);
+      const r = await (await j()).deleteEntry(await openScope(ctx), path.block_id, headers['if-match']);
       return reply(r, { etag: r.etag });
     },
   }),
@@ -113,7 +116,7 @@ export const actions = [
     summary: 'Links files already in the Home below a log entry.',
     input: { path: BlockIdPath, body: Obj({ attachments: Type.Array(Attachment, { description: 'Files to link below the entry, in order' }) }) },
     handler: async (ctx, { path, body }) => {
-      const r = await j.addAttachments(await openScope(ctx), path.block_id, body.attachments);
+      const r = await (await j()).addAttachments(await openScope(ctx), path.block_id, body.attachments);
       return reply(r.record, { etag: r.etag });
     },
   }),
@@ -127,7 +130,7 @@ export const actions = [
       }),
     },
     handler: async (ctx, { path, body }) => {
-      const r = await j.entryNote(await openScope(ctx), path.block_id, body.body, body.client_id ?? null);
+      const r = await (await j()).entryNote(await openScope(ctx), path.block_id, body.body, body.client_id ?? null);
       return reply(r.record, { status: r.created ? 201 : 200, etag: r.etag });
     },
   }),
@@ -135,7 +138,7 @@ export const actions = [
     summary: "Fixes an unparsed line of a Daily note's log, identified by its hash; needs header `If-Match` with the Daily note's current ETag.",
     input: { path: Obj({ date: Date_, hash: PathString('Hash of the unparsed line') }), headers: IfMatch },
     handler: async (ctx, { path, headers }) => {
-      const r = await j.fixLine(await openScope(ctx), path.date, path.hash, headers['if-match']);
+      const r = await (await j()).fixLine(await openScope(ctx), path.date, path.hash, headers['if-match']);
       return reply(r.record, { etag: r.etag });
     },
   }),
@@ -143,7 +146,7 @@ export const actions = [
     summary: 'Reads one log entry by its stable block ID.',
     input: { path: BlockIdPath },
     handler: async (ctx, { path }) => {
-      const r = await j.getEntry(await openScope(ctx), path.block_id);
+      const r = await (await j()).getEntry(await openScope(ctx), path.block_id);
       return reply(r.record, { etag: r.etag });
     },
   }),
@@ -163,7 +166,7 @@ export const actions = [
       }),
     },
     handler: async (ctx, { path, headers, body }) => {
-      const r = await j.patchEntry(await openScope(ctx), path.block_id, headers['if-match'], body);
+      const r = await (await j()).patchEntry(await openScope(ctx), path.block_id, headers['if-match'], body);
       return reply(r.record, { etag: r.etag });
     },
   }),
@@ -171,7 +174,7 @@ export const actions = [
     summary: 'Removes one attachment link from below a log entry.',
     input: { path: BlockIdPath, body: Obj({ target: Type.String({ description: 'Link target of the attachment to remove' }) }) },
     handler: async (ctx, { path, body }) => {
-      const r = await j.removeAttachment(await openScope(ctx), path.block_id, body.target);
+      const r = await (await j()).removeAttachment(await openScope(ctx), path.block_id, body.target);
       return reply(r.record, { etag: r.etag });
     },
   }),
@@ -182,7 +185,7 @@ export const actions = [
       body: Obj({ attachments: Type.Array(RestoredLink, { description: 'Attachment links to restore, as the delete answered them' }) }),
     },
     handler: async (ctx, { path, body }) => {
-      const r = await j.restoreAttachments(await openScope(ctx), path.block_id, body.attachments);
+      const r = await (await j()).restoreAttachments(await openScope(ctx), path.block_id, body.attachments);
       return reply(r.record, { etag: r.etag });
     },
   }),

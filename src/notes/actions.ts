@@ -6,14 +6,13 @@
 import { Type } from '@sinclair/typebox';
 import { Headers, Nullable, Obj, OneOf, PathString, specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
-import { parseComposer } from '../composer/composer.js';
 import { openScope } from './access.js';
 import { extensionActions } from './extension-actions.js';
-import { createFromTemplate, listTemplates, setDefaultTemplate } from '../templates/templates.js';
 import * as n from './notes.js';
 import { noteListReply } from './note-list.js';
 import { exportCanvas } from '../collab/canvas.js';
-import { createWebNote } from '../clips/clips.js';
+
+const later = () => import('./lazy.js');
 
 const NoteId = Obj({ id: PathString('Stable ID of the Note') });
 const NotesFolder = (description = 'Only the flat `Notes/` root is accepted') =>
@@ -116,7 +115,7 @@ export const actions = [
     },
     handler: async (ctx, { body }) =>
       reply(
-        await createWebNote(await openScope(ctx), body, { allowPrivate: ctx.services.config.allowPrivateFetch }, new Date(ctx.now())),
+        await (await later()).clips.createWebNote(await openScope(ctx), body, { allowPrivate: ctx.services.config.allowPrivateFetch }, new Date(ctx.now())),
         { status: 201 },
       ),
   }),
@@ -137,7 +136,7 @@ export const actions = [
         text: Type.String({ pattern: '^[^\\r\\n]*$', description: 'Line 1 of the composer text, no line breaks' }),
       }),
     },
-    handler: (_ctx, { body }) => parseComposer(body),
+    handler: async (_ctx, { body }) => (await later()).composer.parseComposer(body),
   }),
   specAction('notes_events', {
     summary:
@@ -169,15 +168,15 @@ export const actions = [
       }),
     },
     handler: async (ctx, { body }) => {
-      const note = await createFromTemplate(await openScope(ctx), body);
+      const note = await (await later()).templates.createFromTemplate(await openScope(ctx), body);
       return reply(note, { status: 201, etag: note.etag });
     },
   }),
   specAction('notes_templates_default_set', {
     summary: 'Sets the default template and folder for new Notes; the only accepted folder is `Notes/`.',
     input: { body: Obj({ folder: NotesFolder('Only `Notes/` is accepted'), template_id: Type.Optional(Nullable(Type.String())) }) },
-    handler: async (ctx, { body }) => setDefaultTemplate(await openScope(ctx), body),
+    handler: async (ctx, { body }) => (await later()).templates.setDefaultTemplate(await openScope(ctx), body),
   }),
-  specAction('notes_templates_list', { summary: 'Lists the Note templates.', handler: async (ctx) => listTemplates(await openScope(ctx)) }),
+  specAction('notes_templates_list', { summary: 'Lists the Note templates.', handler: async (ctx) => (await later()).templates.listTemplates(await openScope(ctx)) }),
   ...extensionActions,
 ];

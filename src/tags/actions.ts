@@ -1,12 +1,13 @@
 /**
  * Section 4.2 of the spec: tags. Handlers call assignments.ts; the rewrite actions call
- * rewrite.ts (docs/tags-rewrite.md).
+ * rewrite.ts, loaded at the first call through lazy.ts (docs/tags-rewrite.md).
  */
 import { Type } from '@sinclair/typebox';
 import { Obj, PathString, specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
 import * as t from './assignments.js';
-import * as rw from './rewrite.js';
+
+const rw = async () => (await import('./lazy.js')).rewrite;
 
 const RewriteId = Obj({ id: PathString('ID of the tag update') });
 const Cursor = Type.Optional(Type.Integer({ minimum: 0, description: 'The `next_cursor` of the previous page, unchanged' }));
@@ -49,22 +50,22 @@ export const actions = [
   specAction('preview_rename', {
     summary: 'Previews renaming tag `old_tag` to `new_tag` without changing any file.',
     input: { body: RenameBody },
-    handler: (ctx, { body }) => rw.previewRename(ctx, body),
+    handler: async (ctx, { body }) => (await rw()).previewRename(ctx, body),
   }),
   specAction('rename_tag', {
     summary: 'Renames tag `old_tag` to `new_tag` in every file that uses it; takes the same body as `preview_rename`.',
     input: { body: RenameBody },
-    handler: (ctx, { body }) => rw.renameTag(ctx, body),
+    handler: async (ctx, { body }) => (await rw()).renameTag(ctx, body),
   }),
   specAction('rewrite_status', {
     summary: 'Shows the progress of a tag update started by `start_rewrite`.',
     input: { path: RewriteId },
-    handler: (ctx, { path }) => rw.rewriteStatus(ctx, path.id),
+    handler: async (ctx, { path }) => (await rw()).rewriteStatus(ctx, path.id),
   }),
   specAction('start_rewrite', {
     summary: 'Starts a tag update that renames `old_tag` to `new_tag` in the background; takes the same body as `preview_rename`. Follow it with `rewrite_status`.',
     input: { body: RenameBody },
-    handler: (ctx, { body }) => rw.startRewrite(ctx, body),
+    handler: async (ctx, { body }) => (await rw()).startRewrite(ctx, body),
   }),
   specAction('tag_page', {
     summary: 'Lists the items tagged with one tag, one page at a time. Pass `next_cursor` unchanged.',
@@ -73,11 +74,11 @@ export const actions = [
   }),
   specAction('tags_reconcile', {
     summary: "Reconciles the tag index with the files in the caller's Home.",
-    handler: (ctx) => rw.reconcileTags(ctx),
+    handler: async (ctx) => (await rw()).reconcileTags(ctx),
   }),
   specAction('undo_rewrite', {
     summary: 'Undoes a tag update started by `start_rewrite`.',
     input: { path: RewriteId },
-    handler: (ctx, { path }) => rw.undoRewrite(ctx, path.id),
+    handler: async (ctx, { path }) => (await rw()).undoRewrite(ctx, path.id),
   }),
 ];
