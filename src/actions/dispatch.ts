@@ -4,6 +4,7 @@
  * handler, and turn every failure into an AppError.
  */
 import { AppError, errors, toAppError } from '../core/errors.js';
+import { onFirstUse } from '../core/first-use.js';
 import type { Services } from '../core/services.js';
 import type { Caller } from '../accounts/caller.js';
 import { authenticate } from '../accounts/credentials.js';
@@ -19,6 +20,8 @@ import type { RawInput } from './validate.js';
  * start: a server listens and its Homes index without it (docs/performance.md, "Start-up").
  */
 let validation: typeof import('./validate.js') | undefined;
+/** The input validator, imported once and kept (core/first-use.ts says why); the server and daemon preload it (surfaces/deferred-modules.ts). */
+export const loadValidation = onFirstUse(async () => (validation = await import('./validate.js')));
 
 export interface CallOptions {
   services: Services;
@@ -67,7 +70,7 @@ export async function dispatch(action: ActionDef<any>, raw: RawInput, opts: Call
     }
     checkAccess(action, caller, now, opts.services.config.recentConfirmationSeconds);
     checkConfirmation(action, opts.confirm, opts.surface);
-    const input = (validation ??= await import('./validate.js')).validateInput(action, raw);
+    const input = (validation ?? (await loadValidation())).validateInput(action, raw);
     if (!action.handler) throw errors.notImplemented(action.name);
     const ctx: ActionContext = { caller, services: opts.services, surface: opts.surface, now: () => Date.now() };
     return toOutcome(await action.handler(ctx, input as never));

@@ -10,11 +10,12 @@
  * change the API's JSON parsing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { onFirstUse } from '../core/first-use.js';
 import type { Services } from '../core/services.js';
 import { WELL_KNOWN } from './paths.js';
 
-// The handlers (the calendar's events, ical.js) are loaded by the first CalDAV request, not by every start.
-const handlers = () => import('./handlers.js');
+// The handlers (the calendar's events, ical.js) are loaded by the first CalDAV request, not by every start, then kept.
+export const davHandlers = onFirstUse(() => import('./handlers.js'));
 
 const DAV_ONLY = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR', 'MKCOL'];
 const METHODS = ['OPTIONS', 'GET', 'PUT', 'DELETE', ...DAV_ONLY];
@@ -25,7 +26,7 @@ export function registerCalDav(app: FastifyInstance, services: Services): void {
     dav.removeAllContentTypeParsers();
     dav.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     const handler = async (req: FastifyRequest, res: FastifyReply) => {
-      const out = await (await handlers()).handleDav(services, {
+      const out = await (await davHandlers()).handleDav(services, {
         method: req.method,
         path: req.url.split('?')[0]!,
         headers: req.headers,

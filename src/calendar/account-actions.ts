@@ -8,10 +8,11 @@ import { reply } from '../actions/reply.js';
 import { Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
 import type { SubscriptionDeps } from './subscription.js';
+import { calendarCode } from './lazy-load.js';
 
 // Sync (tsdav, ical.js) is loaded by the first call, not by every start.
-const acc = async () => (await import('./lazy.js')).account;
-const sub = async () => (await import('./lazy.js')).subscription;
+const acc = async () => (await calendarCode()).account;
+const sub = async () => (await calendarCode()).subscription;
 
 const AccountId = Obj({ id: PathString('ID of the CalDAV account') });
 const CalendarId = Obj({ id: PathString('ID of the Calendar') });

@@ -11,11 +11,12 @@ import { readPreferences, writePreferences } from './preferences.js';
 import { actions as feedActions } from './feed-actions.js';
 import { actions as journalLinkActions } from './journal-link-actions.js';
 import { actions as accountActions } from './account-actions.js';
+import { calendarCode } from './lazy-load.js';
 
 // The calendar's domain code, and ical.js (0.2 MB) under it, is loaded by the first calendar call, not by every start.
-const ev = async () => (await import('./lazy.js')).events;
-const views = async () => (await import('./lazy.js')).views;
-const windowCache = async () => (await import('./lazy.js')).windowCache;
+const ev = async () => (await calendarCode()).events;
+const views = async () => (await calendarCode()).views;
+const windowCache = async () => (await calendarCode()).windowCache;
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = (description: string) =>

@@ -4,9 +4,10 @@
  */
 import type { CalendarSource } from './feed.js';
 import type { EventFile } from './feed-ical.js';
+import { calendarCode } from './lazy-load.js';
 
 // The calendar's events (and ical.js under them) are loaded by the first feed built, not by every start.
-const events = async () => (await import('./lazy.js')).events;
+const events = async () => (await calendarCode()).events;
 
 export const calendarFeedSource: CalendarSource = {
   async resolve(scope, sourceId) {

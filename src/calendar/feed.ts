@@ -15,6 +15,7 @@ import { findUserById } from '../store/users.js';
 import type { EventFile } from './feed-ical.js';
 import { feedItems, normalTag } from './feed-items.js';
 import { feedByToken, type FeedSettings } from './feed-store.js';
+import { calendarCode } from './lazy-load.js';
 
 /** Where feeds are served: `GET /feeds/<token>.ics` (HEAD too). */
 export const FEED_ROUTE_PREFIX = '/feeds/';
@@ -140,7 +141,7 @@ async function build(scope: Scope, f: CalendarFeedRecord, calendarId: string | n
   // DTSTAMP of the generated items: the feed's last settings change, not the build time, so a rebuild
   // that finds the same items (an unrelated note changed) gives the same bytes and ETag, and clients keep their 304s.
   // The iCalendar writer (ical.js) is loaded by the first feed built, not by every start.
-  const { feedDocument } = (await import('./lazy.js')).feedIcal;
+  const { feedDocument } = (await calendarCode()).feedIcal;
   const body = Buffer.from(feedDocument({ name: f.name, color: f.color, detail: f.detail, stampMs: f.updated_ms }, items, files), 'utf8');
   return { key, body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) };
 }

@@ -6,9 +6,10 @@ import { Type } from '@sinclair/typebox';
 import { reply } from '../actions/reply.js';
 import { Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
+import { calendarCode } from './lazy-load.js';
 
 // Event writing (ical.js) is loaded by the first call, not by every start.
-const jl = async () => (await import('./lazy.js')).journalLink;
+const jl = async () => (await calendarCode()).journalLink;
 
 const EventId = Obj({ id: PathString('Identity of the Event') });
 const Instant = (description: string) => Type.String({ description });

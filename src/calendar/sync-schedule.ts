@@ -7,10 +7,11 @@
 import { ownerScope } from '../collab/owner.js';
 import type { Services } from '../core/services.js';
 import { allSubscriptions, enabledAccounts } from './account-store.js';
+import { calendarCode } from './lazy-load.js';
 
 // Sync (tsdav, ical.js) is loaded by the first refresh due, not by every start.
-const account = async () => (await import('./lazy.js')).account;
-const subscription = async () => (await import('./lazy.js')).subscription;
+const account = async () => (await calendarCode()).account;
+const subscription = async () => (await calendarCode()).subscription;
 
 export function scheduleMinutes(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.QUIRE_CALENDAR_SYNC_MINUTES ?? 15);

@@ -14,9 +14,10 @@ import { openSecret, sealSecret } from '../calendar/account-secret.js';
 import { checkImap, checkSmtp } from './mail-check.js';
 import { hostsFor, parseMailHost, type Hosts, type HostOverrides, type Provider } from './providers.js';
 import { addIntegration, getIntegration, integrationView, listIntegrations, patchIntegration, removeIntegrationRecord } from './integration-store.js';
+import { calendarCode } from '../calendar/lazy-load.js';
 
 // Calendar sync (tsdav, ical.js) is loaded by the first call that connects or changes an account, not by every start.
-const account = async () => (await import('../calendar/lazy.js')).account;
+const account = async () => (await calendarCode()).account;
 
 export interface CreateBody extends HostOverrides {
   provider: Provider;

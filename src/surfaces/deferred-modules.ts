@@ -2,14 +2,16 @@
  * The modules kept out of a start (loaded by handlers at their first call, so
  * that `listening` and `index ready` come sooner), in one list that the
  * server (src/server.ts) and the vault daemon (daemon/daemon.ts) load in the
- * background once their opening is done and nothing is being answered. The
- * lazy sites keep their own `import()`: this only fills Node's module cache
- * first, for two reasons (docs/performance.md, "Start-up"; docs/cli.md):
+ * background once their opening is done and nothing is being answered,
+ * through the same holder the lazy site calls (core/first-use.ts: a
+ * module imported once and kept), for two reasons (docs/performance.md,
+ * "Start-up"; docs/cli.md):
  * - the first request of each kind would pay the loading (ajv ~10 ms, the
  *   calendar with ical.js more);
  * - an install replaced while the process runs (an upgrade or a rebuild:
  *   the bundle's chunks are named by hash) leaves a lazy import nothing to
- *   load; a process that has run a few seconds no longer needs those files.
+ *   load; a process that has run a few seconds no longer needs those files
+ *   (Node 20 resolves every `import()` anew, so a site must not import again).
  * What is left out (collaboration, uploads, passkeys, mail and CalDAV
  * clients, web push) is rare and heavy: a server that never uses it would
  * hold it for nothing. When its files are gone, the call answers
@@ -24,10 +26,15 @@ interface Deferred {
   daemon: boolean;
 }
 
+/**
+ * Each entry loads through the holder its lazy site uses (core/first-use.ts), imported here only
+ * when the preload runs: the modules holding them are loaded by every start already, and this
+ * module must not pull them into the server's own start (src/server.ts).
+ */
 export const DEFERRED_MODULES: readonly Deferred[] = [
-  { name: 'input validation (ajv)', load: () => import('../actions/validate.js'), daemon: true },
-  { name: 'calendar (ical.js)', load: () => import('../calendar/lazy.js'), daemon: true },
-  { name: 'CalDAV handlers', load: () => import('../caldav/handlers.js'), daemon: false },
+  { name: 'input validation (ajv)', load: async () => (await import('../actions/dispatch.js')).loadValidation(), daemon: true },
+  { name: 'calendar (ical.js)', load: async () => (await import('../calendar/lazy-load.js')).calendarCode(), daemon: true },
+  { name: 'CalDAV handlers', load: async () => (await import('../caldav/routes.js')).davHandlers(), daemon: false },
   { name: 'change streams', load: () => import('../changes/handlers.js'), daemon: false },
   { name: 'node:https', load: () => import('node:https'), daemon: true },
   { name: 'node:zlib', load: () => import('node:zlib'), daemon: true },

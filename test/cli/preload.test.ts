@@ -1,14 +1,11 @@
 /**
- * The modules a start defers (src/surfaces/deferred-modules.ts) are loaded
- * by a server once its opening is done, before any request; and Quire
- * upgraded in place under a running server or vault daemon (a copy of the
- * built install, "upgraded" as a new build does it: the bundle's chunks
- * named anew, a new build stamp): a call whose code is gone answers the
- * upgrade error (503 `upgraded`, or the daemon's fallback to the client,
- * which then runs the new install), never a 500. (Node 20 resolves each
- * `import()` anew, a stat of the file, even for a module already loaded: a
- * lazy site that imports again fails after an upgrade, preloaded or not —
- * docs/performance.md.)
+ * Quire upgraded in place under a running server or vault daemon: a copy of
+ * the built install is started, then "upgraded" as a new build does it (the
+ * bundle's chunks named anew, a new build stamp). A process that has run a
+ * few seconds loaded the modules its start defers (src/surfaces/deferred-modules.ts,
+ * before any request) and still answers; a call needing code outside that
+ * list answers the upgrade error (503 `upgraded`, or the daemon's fallback
+ * to the client, which then runs the new install), never a 500.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -96,7 +93,7 @@ async function loaded(log: string, chunks: string[]): Promise<void> {
 }
 
 describe('Quire upgraded under a running server', () => {
-  it('loads the deferred modules once open, before any request; after an upgrade a call whose code is gone answers 503 upgraded, not 500', async () => {
+  it('a server that ran a few seconds answers calendar and validation calls; code outside the list answers 503 upgraded, not 500', async () => {
     const root = copyInstall();
     const vault = world.makeVault();
     const log = path.join(root, 'imports.log');
@@ -107,15 +104,20 @@ describe('Quire upgraded under a running server', () => {
 
     const upgraded = { error: { code: 'service_unavailable', message: expect.stringContaining('Quire was upgraded while this server ran'), details: { reason: 'upgraded' } } };
     const calendars = await get('/api/v1/calendar/calendars');
-    expect([calendars.status, await calendars.json()]).toEqual([503, upgraded]);
-    // Passkeys are not preloaded (rare, heavy); the answer is the same.
-    const passkey = await fetch(`${url}/api/v1/auth/passkeys/login/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(calendars.status).toBe(200);
+    expect(await calendars.json()).toMatchObject({ calendars: [expect.objectContaining({ name: 'Personal' })] });
+    const bad = await get('/api/v1/calendar/events?from=not-a-date');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('bad_request');
+
+    // Passkeys are not preloaded (rare, heavy): their chunk went with the upgrade.
+    const passkey = await fetch(`${url}/api/v1/auth/passkeys/login/start`, { method: 'POST' });
     expect([passkey.status, await passkey.json()]).toEqual([503, upgraded]);
   }, 60_000);
 });
 
 describe('Quire upgraded under a running vault daemon', () => {
-  it('a call whose code is gone is left to the client, the daemon leaves, and the new install answers', async () => {
+  it('a warm daemon answers calls of its build; a call whose code is gone is left to the client, the daemon leaves, the new install answers', async () => {
     const root = copyInstall();
     const vault = world.makeVault();
     const env = { ...process.env, ...world.env };
@@ -138,9 +140,15 @@ describe('Quire upgraded under a running vault daemon', () => {
     const { pid } = await status();
     upgrade(root);
 
-    // A call from a client of its own build (a command line or MCP server started before the upgrade).
+    // Calls from a client of its own build (a command line or MCP server started before the upgrade).
     const calendars = await request(socket, { op: 'call', action: 'calendar_calendars', input: {} });
-    expect(calendars).toEqual({ ok: false, fallback: expect.stringContaining('Quire was upgraded') });
+    expect(calendars).toMatchObject({ ok: true, outcome: { status: 200 } });
+    const bad = await request(socket, { op: 'call', action: 'calendar_events', input: { query: { from: 'not-a-date' } } });
+    expect(bad).toMatchObject({ ok: false, status: 400, error: { code: 'bad_request' } });
+
+    // The change streams are not the daemon's to preload: their code is gone, the call is left to the client.
+    const events = await request(socket, { op: 'call', action: 'notes_events', input: {} });
+    expect(events).toEqual({ ok: false, fallback: expect.stringContaining('Quire was upgraded') });
     await until(() => !alive(pid), 15_000);
     expect(fs.existsSync(socket)).toBe(false);
 

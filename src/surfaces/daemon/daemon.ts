@@ -251,7 +251,7 @@ export async function runDaemon(dir: string, env: NodeJS.ProcessEnv = process.en
   // A daemon is started by a call, which needs the actions' code (every area's, dispatch and the input
   // validator: LocalTransport.call imports them): it loads while the folder opens. Loaded at the call, after
   // `ready`, it took 0.8-1.1 s there, beside the opening's background work (docs/cli.md, "Opening first").
-  Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js'), import('../../actions/validate.js')]).catch(() => undefined);
+  Promise.all([import('../../actions/registry.js'), import('../../actions/dispatch.js').then((d) => d.loadValidation())]).catch(() => undefined);
   fs.writeFileSync(files.info, JSON.stringify({ pid: process.pid, vault, socket: files.socket, startedAt }) + '\n');
   const idleTimer = setInterval(() => {
     if (inFlight === 0 && Date.now() - lastRequest >= idleMs) void stop();
