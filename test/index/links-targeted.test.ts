@@ -13,7 +13,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HomeIndex } from '../../src/index/home-index.js';
 import { prng } from '../helpers/generate-vault.js';
-import { addFile, addNote, linkState } from './helpers.js';
+import { targetHasKey } from '../../src/index/link-graph.js';
+import { keysOfTarget } from '../../src/index/links.js';
+import { extractFacts } from '../../src/markdown/extract.js';
+import { decodeBatch, WireEncoder } from '../../src/vault/scan-wire.js';
+import { addFile, addNote, linkState, stat } from './helpers.js';
 
 /** Note names: same names in several folders and cases, dots, spaces, a final sigma (`ΑΣ`, lowercased `ας`). */
 const NAMES = ['Alpha', 'alpha', 'Beta', 'My.Note', 'ΑΣ', 'Café', 'note 1'];
@@ -78,19 +82,36 @@ function noteText(r: ReturnType<typeof rng>, self: string): string {
 /** A change to the Home; replayed on each fresh index of a scenario. */
 type Step = (idx: HomeIndex) => void;
 
-/** The generated Home: every name in every folder, the files. */
-function home(seed: number): { steps: Step[]; paths: Set<string> } {
+/**
+ * Notes as a cold opening adds them: through a scan thread's batch, whose
+ * notes' link tables share one strings array (what `settleTarget` tests
+ * each target string of once).
+ */
+function addScanned(idx: HomeIndex, notes: Array<[string, string]>): void {
+  const enc = new WireEncoder();
+  notes.forEach(([path, text], i) => enc.add(path, `e${i}`, extractFacts(text, path)));
+  decodeBatch(enc.take()).forEach(([path, , note], i) => idx.upsertScanned(path, note!, stat(notes[i]![1])));
+}
+
+/** The generated Home: every name in every folder, the files; its notes added one by one, or `batch` at a time as scanned. */
+function home(seed: number, batch = 0): { steps: Step[]; paths: Set<string> } {
   const r = rng(seed);
   const steps: Step[] = [];
   const paths = new Set<string>();
+  const notes: Array<[string, string]> = [];
   for (const folder of FOLDERS) {
     for (const name of NAMES) {
       if (r.next() < 0.25) continue;
       const path = `${folder}${name}.md`;
       const text = noteText(r, name);
-      steps.push((idx) => addNote(idx, path, text));
+      notes.push([path, text]);
       paths.add(path);
     }
+  }
+  if (batch === 0) for (const [path, text] of notes) steps.push((idx) => addNote(idx, path, text));
+  for (let i = 0; batch > 0 && i < notes.length; i += batch) {
+    const some = notes.slice(i, i + batch);
+    steps.push((idx) => addScanned(idx, some));
   }
   for (const f of FILES) {
     steps.push((idx) => addFile(idx, f));
@@ -170,8 +191,13 @@ const SCENARIOS: Array<[Before, number]> = [
 ];
 
 describe('a question during deferred link work answers as a whole flush would', () => {
-  it.each(SCENARIOS.flatMap(([before, n]) => SEEDS.map((seed) => [before, n, seed] as const)))('%s, %i edits after, seed %i', (state, n, seed) => {
-    const { steps, paths } = home(seed);
+  const CASES = [
+    ...SCENARIOS.flatMap(([before, n]) => SEEDS.map((seed) => [before, n, seed, 0] as const)),
+    // Scanned in batches of 9 notes (4 strings arrays), as a cold opening adds them.
+    ...SCENARIOS.flatMap(([before, n]) => SEEDS.slice(0, 3).map((seed) => [before, n, seed, 9] as const)),
+  ];
+  it.each(CASES)('%s, %i edits after, seed %i, batches of %i (0: one by one)', (state, n, seed, batch) => {
+    const { steps, paths } = home(seed, batch);
     const asked = ['a/Alpha.md', 'img.png', 'B/ΑΣ.md'];
     const before = new Set(paths);
     const later = edits(seed, paths, n);
@@ -207,6 +233,26 @@ describe('a question during deferred link work answers as a whole flush would', 
     expect(idx.backlinkCount('Target.md')).toBe(21);
     expect(idx.outgoing('n/5.md').map((l) => l.resolved)).toEqual(['n/6.md', null]);
     expect(idx.pendingWork().notes).toBe(180);
+  });
+});
+
+describe('which link targets can name a path (targetHasKey)', () => {
+  // Compared with the keys themselves: ASCII targets take a path that makes no key strings.
+  const TARGETS = [
+    '', 'Alpha', 'alpha', 'ALPHA', 'Alpha.md', 'Alpha.MD', 'Alpha.mD', 'a/Alpha', 'a/b/ALPHA.md', '/Alpha', './Alpha', '../alpha.md', 'Alpha.md.md',
+    'Alpha.m', 'Alpha.mdx', 'Alphas', 'Alph', '.md', 'a/.md', 'md', 'a/', 'Alpha/', 'Al pha', 'note 1', 'Note 1.md', 'x/Note%201',
+    'Nick', 'NICK', 'a/Nick', 'Nick.md', 'Other Name', 'other name', 'ΑΣ', 'ας', 'ασ', 'ΑΣ.md', 'Λ/ΑΣ', 'Café', 'CAFÉ.md', 'İstanbul', 'img.png', 'IMG.PNG', 'a/img.png', '@[]^`{',
+  ];
+  const ASKED: Array<[string, string[]]> = [
+    ['alpha', []], ['alpha', ['nick', 'other name']], ['ασ', ['ας']], ['ας', []], ['café', []], ['note 1', []], ['img.png', []],
+    ['', ['alpha.md']], ['md', []], ['i̇stanbul', []], ['nick', []], ['x', ['img.png', 'a/nick']],
+  ];
+  it.each(ASKED)('name key %j, alias keys %j', (name, aliases) => {
+    for (const t of TARGETS) {
+      const k = keysOfTarget(t);
+      const want = t !== '' && (k.name === name || aliases.includes(k.alias));
+      expect(targetHasKey(t, name, aliases), t).toBe(want);
+    }
   });
 });
 
