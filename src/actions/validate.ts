@@ -28,6 +28,12 @@ function makeAjv(coerce: boolean): Ajv {
 let coercing: Ajv | undefined;
 let exact: Ajv | undefined;
 
+/** Makes both instances now: the server's and daemon's preload (surfaces/deferred-modules.ts) calls it at a quiet moment, so the first call does not. */
+export function prepareValidators(): void {
+  coercing ??= makeAjv(true);
+  exact ??= makeAjv(false);
+}
+
 export type Part = 'path' | 'query' | 'headers' | 'body';
 const PARTS: Part[] = ['path', 'query', 'headers', 'body'];
 

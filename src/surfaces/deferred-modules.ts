@@ -32,7 +32,7 @@ interface Deferred {
  * module must not pull them into the server's own start (src/server.ts).
  */
 export const DEFERRED_MODULES: readonly Deferred[] = [
-  { name: 'input validation (ajv)', load: async () => (await import('../actions/dispatch.js')).loadValidation(), daemon: true },
+  { name: 'input validation (ajv)', load: async () => (await (await import('../actions/dispatch.js')).loadValidation()).prepareValidators(), daemon: true },
   { name: 'calendar (ical.js)', load: async () => (await import('../calendar/lazy-load.js')).calendarCode(), daemon: true },
   { name: 'CalDAV handlers', load: async () => (await import('../caldav/routes.js')).davHandlers(), daemon: false },
   { name: 'change streams', load: () => import('../changes/handlers.js'), daemon: false },
