@@ -156,5 +156,12 @@ describe('Quire upgraded under a running vault daemon', () => {
     const after = await quire(['search', 'sand', '--vault', vault]);
     expect(after.stdout).toContain('Dune');
     expect(world.daemonPids()).not.toContain(pid);
+
+    // A thin client's whole command, of the daemon's build, whose first call's code is gone: the same.
+    const second = await status();
+    upgrade(root);
+    const run = await request(socket, { op: 'run', build: second.build, argv: ['action', 'run', 'notes_events', '--vault', vault], cwd: process.cwd(), tz: 'UTC' });
+    expect(run).toEqual({ ok: false, fallback: expect.stringContaining('Quire was upgraded') });
+    await until(() => !alive(second.pid), 15_000);
   }, 60_000);
 });
