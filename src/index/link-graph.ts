@@ -42,14 +42,14 @@ interface Restoring {
   targets: TargetRec[] | null;
   order: number[] | null;
   next: number;
+  /** Per note: applied in its turn (null: none yet). */
+  done: Uint8Array | null;
   /**
-   * Notes applied ahead of their turn, for a question (`applyRestoredOf`);
-   * null when none was. Once one was, sources are inserted in path order
-   * rather than appended.
+   * Per path number: its sources were completed for a question
+   * (`restoreSourcesOf`), so notes applied in turn are inserted there, in
+   * path order, not appended (null: none was).
    */
-  early: Uint8Array | null;
-  /** How many of those `next` has not passed yet. */
-  earlyAhead: number;
+  asked: Uint8Array | null;
 }
 
 /** Targets with at least this many linking notes keep their built Backlinks (see `backlinks`). */
@@ -217,7 +217,7 @@ export class LinkGraph {
   /** Links queued or to re-resolve, and notes whose restored resolutions wait (`restoring`). */
   get pending(): { notes: number; keys: number; restoring: number } {
     const r = this.restoring;
-    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size, restoring: r === null ? 0 : r.notes.length - r.next - r.earlyAhead };
+    return { notes: this.pendingNotes.size, keys: this.pendingKeys.size, restoring: r === null ? 0 : r.notes.length - r.next };
   }
 
   /**
@@ -290,9 +290,7 @@ export class LinkGraph {
    * 550k links (CPU of the question 45–50 → 25–30 ms there).
    */
   private settleTarget(path: string): void {
-    const k = this.restoring?.paths.indexOf(path) ?? -1;
-    // Not among the snapshot's paths: no restored link resolves to it.
-    if (k !== -1) this.applyRestoredOf((r, j) => restoredLinksTo(r, j, k));
+    this.restoreSourcesOf(path);
     const cache = new Map<string, string | null>();
     this.flushKeys(Infinity, Infinity, cache);
     if (this.pendingNotes.size === 0) return;
@@ -311,8 +309,7 @@ export class LinkGraph {
 
   /** The same for an answer about the links of the note at `path`: the pending keys, and that note if it is queued. */
   private settleSource(path: string): void {
-    const note = this.notesByPath.get(path);
-    if (note !== undefined) this.applyRestoredOf((r, j) => r.notes[j] === note);
+    this.restoreLinksOf(path);
     const cache = new Map<string, string | null>();
     this.flushKeys(Infinity, Infinity, cache);
     const rec = this.notesByPath.get(path);
@@ -373,7 +370,7 @@ export class LinkGraph {
       const k = resolutions[i]!;
       if (!(k >= -1 && k < paths.length)) throw new TypeError('link graph: a restored link resolves to no indexed path');
     }
-    this.restoring = { notes, starts, resolutions, paths, targets: null, order: null, next: 0, early: null, earlyAhead: 0 };
+    this.restoring = { notes, starts, resolutions, paths, targets: null, order: null, next: 0, done: null, asked: null };
   }
 
   /** Apply the restored resolutions (`restoring`) until `deadline`; true when none are left. */
@@ -383,49 +380,33 @@ export class LinkGraph {
     const notes = r.notes;
     // In path order, so each target's sources are appended in order.
     const order = (r.order ??= notes.map((_, j) => j).sort((a, b) => byPath(notes[a]!.entry.path, notes[b]!.entry.path)));
+    const done = (r.done ??= new Uint8Array(notes.length));
+    const targets = (r.targets ??= r.paths.map((p) => this.target(p)!));
     while (r.next < order.length) {
       const j = order[r.next++]!;
-      if (r.early !== null && r.early[j] === 1) r.earlyAhead--;
-      else this.applyRestoredNote(r, j);
+      const rec = notes[j]!;
+      this.resolveRestored(r, j);
+      const at = r.starts[j]!;
+      for (let i = 0; i < rec.links.length; i++) {
+        if (rec.links.target(i) === '') continue; // a same-note link: never a backlink
+        const k = r.resolutions[at + i]!;
+        if (k === -1) continue;
+        if (r.asked !== null && r.asked[k] === 1) this.addSource(targets[k]!, rec);
+        else appendSource(targets[k]!, rec);
+      }
+      rec.attached = true;
+      this.unkeyed.add(rec);
+      done[j] = 1;
       if ((r.next & 63) === 0 && performance.now() > deadline) return false;
     }
     this.restoring = null;
     return true;
   }
 
-  /**
-   * Before an answer while restored resolutions wait: apply now only those
-   * of the notes `pick` picks (index into `restoring.notes`), not yet
-   * applied. Nothing changed the graph since the snapshot was read (every
-   * change applies them all first), so the rest can wait. A first backlinks
-   * question after a warm start of the 10k bench vault applied all 550k
-   * (35–57 ms) for a note linked from 8.
-   */
-  private applyRestoredOf(pick: (r: Restoring, j: number) => boolean): void {
-    const r = this.restoring;
-    if (r === null) return;
-    // Links queued too (not a warm start's state): their attaching would insert sources the in-order appends assume absent.
-    if (this.pendingNotes.size > 0 || this.pendingKeys.size > 0) {
-      this.applyRestored();
-      return;
-    }
-    const notes = r.notes;
-    for (let j = 0; j < notes.length; j++) {
-      // `attached`: applied already, in turn or early.
-      if (notes[j]!.attached || !pick(r, j)) continue;
-      this.applyRestoredNote(r, j, true);
-      (r.early ??= new Uint8Array(notes.length))[j] = 1;
-      r.earlyAhead++;
-    }
-  }
-
-  /** Apply the restored resolutions of notes[j] (`early`: ahead of its turn in path order). */
-  private applyRestoredNote(r: Restoring, j: number, early = false): void {
-    const { notes, starts, resolutions, paths } = r;
-    const targets = (r.targets ??= paths.map((p) => this.target(p)!));
-    const inserting = early || r.early !== null;
-    const rec = notes[j]!;
-    const at = starts[j]!;
+  /** Set notes[j]'s `resolved` from its stored resolutions (not its place in the sources: `applyRestored`). */
+  private resolveRestored(r: Restoring, j: number): void {
+    const rec = r.notes[j]!;
+    const at = r.starts[j]!;
     const path = rec.entry.path;
     const links = rec.links;
     const resolved = new Array<string | null>(links.length);
@@ -435,21 +416,63 @@ export class LinkGraph {
         resolved[i] = path;
         continue;
       }
-      const k = resolutions[at + i]!;
+      const k = r.resolutions[at + i]!;
       if (k === -1) {
         resolved[i] = null;
         unresolved++;
-        continue;
-      }
-      resolved[i] = paths[k]!;
-      if (inserting) this.addSource(targets[k]!, rec);
-      else appendSource(targets[k]!, rec);
+      } else resolved[i] = r.paths[k]!;
     }
     rec.resolved = resolved;
     rec.unresolvedCount = unresolved;
     if (unresolved > 0) this.unresolvedSources.add(path);
-    rec.attached = true;
-    this.unkeyed.add(rec);
+  }
+
+  /**
+   * Before an answer about `path` as a target while restored resolutions
+   * wait: the notes not applied yet with a stored resolution to `path` are
+   * resolved and put in its sources now; the rest waits for the slices.
+   * Nothing changed the graph since the snapshot was read (every change
+   * applies them all first). A first backlinks question after a warm start
+   * of the 10k bench vault applied all 550k (35–50 ms) for a note linked
+   * from 8.
+   */
+  private restoreSourcesOf(path: string): void {
+    const r = this.restoring;
+    if (r === null) return;
+    // Links queued too (not a warm start's state): their attaching inserts sources the in-turn appends assume absent.
+    if (this.pendingNotes.size > 0 || this.pendingKeys.size > 0) {
+      this.applyRestored();
+      return;
+    }
+    const k = r.paths.indexOf(path);
+    // Not among the snapshot's paths, or asked already: no restored link to add.
+    if (k === -1 || (r.asked !== null && r.asked[k] === 1)) return;
+    const picked: number[] = [];
+    for (let j = 0; j < r.notes.length; j++) if ((r.done === null || r.done[j] === 0) && restoredLinksTo(r, j, k)) picked.push(j);
+    // A hub's question (Home.md: 9,445 of 10,010 notes) reads most of them: all applied in turn are appended, not inserted.
+    if (picked.length * 4 > r.notes.length - r.next) {
+      this.applyRestored();
+      return;
+    }
+    (r.asked ??= new Uint8Array(r.paths.length))[k] = 1;
+    const t = (r.targets ??= r.paths.map((p) => this.target(p)!))[k]!;
+    for (const j of picked) {
+      this.resolveRestored(r, j);
+      this.addSource(t, r.notes[j]!);
+    }
+  }
+
+  /** The same for an answer about the links of the note at `path`: its resolutions (its outgoing links are read off them). */
+  private restoreLinksOf(path: string): void {
+    const r = this.restoring;
+    const rec = this.notesByPath.get(path);
+    if (r === null || rec === undefined) return;
+    if (this.pendingNotes.size > 0 || this.pendingKeys.size > 0) {
+      this.applyRestored();
+      return;
+    }
+    const j = r.notes.indexOf(rec);
+    if (j !== -1 && (r.done === null || r.done[j] === 0)) this.resolveRestored(r, j);
   }
 
   // ----------------------------------------------------------------- queries
@@ -737,11 +760,12 @@ function asciiLowerIs(s: string, from: number, to: number, key: string): boolean
   return true;
 }
 
-/** Whether a stored resolution of restored note `j` is `paths[k]` (a same-note `[[#x]]` may pick its own note: applied early, harmlessly). */
+/** Whether a stored resolution of restored note `j` is `paths[k]`: a link of it is a backlink of that path. */
 function restoredLinksTo(r: Restoring, j: number, k: number): boolean {
   const at = r.starts[j]!;
   const end = at + r.notes[j]!.links.length;
-  for (let i = at; i < end; i++) if (r.resolutions[i] === k) return true;
+  // A same-note link (`[[#x]]`, no target) is no backlink, whatever number it was stored with.
+  for (let i = at; i < end; i++) if (r.resolutions[i] === k && r.notes[j]!.links.target(i - at) !== '') return true;
   return false;
 }
 
@@ -754,6 +778,11 @@ function appendSource(t: TargetRec, src: NoteRec): void {
 /** Insert `x` at `i` (small arrays: a shift loop; large ones: splice). */
 function insertAt<T>(arr: T[], i: number, x: T): void {
   const n = arr.length;
+  // Appending, the common case (notes attached in path order): a splice at the end costs ~5 pushes.
+  if (i === n) {
+    arr.push(x);
+    return;
+  }
   if (n > 32) {
     arr.splice(i, 0, x);
     return;
