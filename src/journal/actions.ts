@@ -8,9 +8,12 @@ import { Type } from '@sinclair/typebox';
 import { Headers, Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
+import { onFirstUse } from '../core/first-use.js';
 import { checkDate } from './dates.js';
 
-const j = async () => (await import('./lazy.js')).journal;
+/** ./journal.ts (through ./lazy.ts), imported by the first handler that runs, then kept (core/first-use.ts). */
+export const journalCode = onFirstUse(() => import('./lazy.js'));
+const j = async () => (await journalCode()).journal;
 
 const BlockIdPath = Obj({ block_id: PathString('Stable block ID of the log entry') });
 const IfMatch = Headers({ 'if-match': Type.String({ description: 'Current ETag of the Daily note' }) });

@@ -7,12 +7,17 @@ import { Type } from '@sinclair/typebox';
 import { Headers, Nullable, Obj, OneOf, PathString, specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
 import { openScope } from './access.js';
+import { onFirstUse } from '../core/first-use.js';
 import { extensionActions } from './extension-actions.js';
 import * as n from './notes.js';
 import { noteListReply } from './note-list.js';
 import { exportCanvas } from '../collab/canvas.js';
 
-const later = () => import('./lazy.js');
+/** The composer, templates and web clips (./lazy.ts), imported by the first handler that calls them, then kept (core/first-use.ts). */
+export const notesCode = onFirstUse(() => import('./lazy.js'));
+/** The change journal's event stream, imported by the first `notes_events`, then kept. */
+export const changesCode = onFirstUse(() => import('../changes/handlers.js'));
+const later = notesCode;
 
 const NoteId = Obj({ id: PathString('Stable ID of the Note') });
 const NotesFolder = (description = 'Only the flat `Notes/` root is accepted') =>
@@ -143,7 +148,7 @@ export const actions = [
       'Streams Note changes (server-sent events). Reduce `poll_ms` after an overflow and read current data after a reconnect; `Last-Event-ID` is used only where the route replays events.',
     input: { headers: LastEventIdHeaders },
     // Built with the change journal (src/changes/handlers.ts, docs/changes.md); replays after Last-Event-ID.
-    handler: async (ctx, { headers }) => (await import('../changes/handlers.js')).notesEvents(ctx, headers),
+    handler: async (ctx, { headers }) => (await changesCode()).notesEvents(ctx, headers),
   }),
   specAction('notes_list', {
     summary: 'Lists Notes one page at a time, with optional `path`, `recent` and `sort`. Pass `next_cursor` unchanged; reduce `limit` after an overflow.',

@@ -5,9 +5,12 @@
 import { Type } from '@sinclair/typebox';
 import { Obj, PathString, specAction } from '../actions/spec.js';
 import { openScope } from '../notes/access.js';
+import { onFirstUse } from '../core/first-use.js';
 import * as t from './assignments.js';
 
-const rw = async () => (await import('./lazy.js')).rewrite;
+/** The tag rewrites (./lazy.ts), imported by the first rewrite action that runs, then kept (core/first-use.ts). */
+export const tagRewriteCode = onFirstUse(() => import('./lazy.js'));
+const rw = async () => (await tagRewriteCode()).rewrite;
 
 const RewriteId = Obj({ id: PathString('ID of the tag update') });
 const Cursor = Type.Optional(Type.Integer({ minimum: 0, description: 'The `next_cursor` of the previous page, unchanged' }));

@@ -10,10 +10,13 @@ import { defineAction } from '../actions/types.js';
 import { Headers, Nullable, Obj, PathString, specAction } from '../actions/spec.js';
 import { reply } from '../actions/reply.js';
 import { openScope } from '../notes/access.js';
+import { onFirstUse } from '../core/first-use.js';
 
-const attach = async () => (await import('./lazy.js')).attach;
-const tasks = async () => (await import('./lazy.js')).tasks;
-const views = async () => (await import('./lazy.js')).views;
+/** The area's domain code (./lazy.ts), imported by the first handler that runs, then kept (core/first-use.ts). */
+export const tasksCode = onFirstUse(() => import('./lazy.js'));
+const attach = async () => (await tasksCode()).attach;
+const tasks = async () => (await tasksCode()).tasks;
+const views = async () => (await tasksCode()).views;
 
 const AREA = 'Tasks and task views';
 

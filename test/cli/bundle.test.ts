@@ -202,3 +202,45 @@ process.stdout.write = function (chunk, ...rest) {
     await stopProcess(serve);
   }
 }, 90_000);
+
+it("a server start loads no tasks, journal, tag-rewrite, composer, templates or clips code; each area's first call does", async () => {
+  const vault = vaultOf(3);
+  const state = tempDir('quire-bundle-areas-');
+  dirs.push(state);
+  const log = importLog(state);
+  const logFile = path.join(state, 'loaded.txt');
+  const started = spawnServe(['--vault', vault, '--port', '0'], {
+    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), ...log.env },
+    untilIndexReady: true,
+  });
+  const serve = started.child;
+  // Only their handlers call these (src/{tasks,journal,tags,notes}/lazy.ts): 160 KB of the bundle compiled by every start before.
+  const areaCode = {
+    tasks: 'dist/tasks/expr.js',
+    journal: 'dist/journal/journal.js',
+    tags: 'dist/tags/rewrite.js',
+    notes: 'dist/composer/composer.js',
+  };
+  try {
+    const { url, token } = await started.ready;
+    const atStart = modulesIn(logFile);
+    expect(atStart.filter((f) => /^dist\/(tasks\/(expr|views|base-rows|tasks|attach)|journal\/journal|tags\/rewrite(-text)?|composer\/composer|templates\/templates|clips\/clips)\.js$/.test(f))).toEqual([]);
+
+    const call = (p: string, method = 'GET', body?: unknown) =>
+      fetch(`${url}/api/v1${p}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    expect((await call('/notes/tasks')).status).toBe(200);
+    expect(modulesIn(logFile)).toContain(areaCode.tasks);
+    expect((await call('/notes/daily?date=2026-01-02')).status).toBe(200);
+    expect(modulesIn(logFile)).toContain(areaCode.journal);
+    expect((await call('/tags/rewrites/none')).status).toBe(404);
+    expect(modulesIn(logFile)).toContain(areaCode.tags);
+    expect((await call('/notes/templates')).status).toBe(200);
+    expect(modulesIn(logFile)).toContain(areaCode.notes);
+  } finally {
+    await stopProcess(serve);
+  }
+}, 90_000);
