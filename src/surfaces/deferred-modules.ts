@@ -1,6 +1,7 @@
 /**
  * The modules kept out of a start (loaded by handlers at their first call, so
- * that `listening` and `index ready` come sooner), in one list that the
+ * that `listening` and `index ready` come sooner; a new lazy site adds its
+ * line here), in one list that the
  * server (src/server.ts) and the vault daemon (daemon/daemon.ts) load in the
  * background once their opening is done and nothing is being answered,
  * through the same holder the lazy site calls (core/first-use.ts: a
@@ -34,8 +35,12 @@ interface Deferred {
 export const DEFERRED_MODULES: readonly Deferred[] = [
   { name: 'input validation (ajv)', load: async () => (await (await import('../actions/dispatch.js')).loadValidation()).prepareValidators(), daemon: true },
   { name: 'calendar (ical.js)', load: async () => (await import('../calendar/lazy-load.js')).calendarCode(), daemon: true },
+  { name: 'tasks', load: async () => (await import('../tasks/actions.js')).tasksCode(), daemon: true },
+  { name: 'journal', load: async () => (await import('../journal/actions.js')).journalCode(), daemon: true },
+  { name: 'composer, templates, web clips', load: async () => (await import('../notes/actions.js')).notesCode(), daemon: true },
+  { name: 'tag rewrites', load: async () => (await import('../tags/actions.js')).tagRewriteCode(), daemon: true },
   { name: 'CalDAV handlers', load: async () => (await import('../caldav/routes.js')).davHandlers(), daemon: false },
-  { name: 'change streams', load: () => import('../changes/handlers.js'), daemon: false },
+  { name: 'change streams', load: async () => (await import('../notes/actions.js')).changesCode(), daemon: false },
   { name: 'node:https', load: () => import('node:https'), daemon: true },
   { name: 'node:zlib', load: () => import('node:zlib'), daemon: true },
 ];

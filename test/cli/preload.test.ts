@@ -98,7 +98,7 @@ describe('Quire upgraded under a running server', () => {
     const vault = world.makeVault();
     const log = path.join(root, 'imports.log');
     const { url, token } = await serve(root, vault, log);
-    await loaded(log, chunksOf(root, ['src/actions/validate.ts', 'src/calendar/lazy.ts', 'src/caldav/handlers.ts']));
+    await loaded(log, chunksOf(root, ['src/actions/validate.ts', 'src/calendar/lazy.ts', 'src/caldav/handlers.ts', 'src/tasks/lazy.ts', 'src/journal/lazy.ts']));
     upgrade(root);
     const get = (p: string) => fetch(`${url}${p}`, { headers: { authorization: `Bearer ${token}` } });
 
@@ -109,6 +109,9 @@ describe('Quire upgraded under a running server', () => {
     const bad = await get('/api/v1/calendar/events?from=not-a-date');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('bad_request');
+
+    expect((await get('/api/v1/notes/tasks?limit=5')).status).toBe(200);
+    expect((await get('/api/v1/notes/journal/2026-01-02')).status).toBe(200);
 
     // Passkeys are not preloaded (rare, heavy): their chunk went with the upgrade.
     const passkey = await fetch(`${url}/api/v1/auth/passkeys/login/start`, { method: 'POST' });
