@@ -45,6 +45,19 @@ function vaultOf(n: number): string {
   return vault;
 }
 
+/** `serve --vault` on a folder of three notes, with the loader hook logging to `loaded.txt` in its own state folder. */
+function serveLogged(prefix: string): { started: ReturnType<typeof spawnServe>; logFile: string } {
+  const vault = vaultOf(3);
+  const state = tempDir(prefix);
+  dirs.push(state);
+  const log = importLog(state);
+  const started = spawnServe(['--vault', vault, '--port', '0'], {
+    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), ...log.env },
+    untilIndexReady: true,
+  });
+  return { started, logFile: path.join(state, 'loaded.txt') };
+}
+
 it('serve --vault runs from the bundle, its scan threads from dist/, and answers', async () => {
   const vault = vaultOf(600);
   const state = tempDir('quire-bundle-state-');
@@ -115,15 +128,7 @@ it('the bundle leaves out what Fastify requires only when called and the server 
 });
 
 it('a server start loads no calendar code (ical.js) and no input validation (ajv); the first call that needs them does', async () => {
-  const vault = vaultOf(3);
-  const state = tempDir('quire-bundle-lazy-');
-  dirs.push(state);
-  const log = importLog(state);
-  const logFile = path.join(state, 'loaded.txt');
-  const started = spawnServe(['--vault', vault, '--port', '0'], {
-    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), ...log.env },
-    untilIndexReady: true,
-  });
+  const { started, logFile } = serveLogged('quire-bundle-lazy-');
   const serve = started.child;
   try {
     const { url, token } = await started.ready;
@@ -204,15 +209,7 @@ process.stdout.write = function (chunk, ...rest) {
 }, 90_000);
 
 it("a server start loads no tasks, journal, tag-rewrite, composer, templates or clips code; each area's first call does", async () => {
-  const vault = vaultOf(3);
-  const state = tempDir('quire-bundle-areas-');
-  dirs.push(state);
-  const log = importLog(state);
-  const logFile = path.join(state, 'loaded.txt');
-  const started = spawnServe(['--vault', vault, '--port', '0'], {
-    env: { XDG_STATE_HOME: state, XDG_RUNTIME_DIR: path.join(state, 'run'), ...log.env },
-    untilIndexReady: true,
-  });
+  const { started, logFile } = serveLogged('quire-bundle-areas-');
   const serve = started.child;
   // Only their handlers call these (src/{tasks,journal,tags,notes}/lazy.ts): 160 KB of the bundle compiled by every start before.
   const areaCode = {
