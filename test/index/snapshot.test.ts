@@ -268,23 +268,29 @@ describe('snapshot: resolutions kept across changes made while closed', () => {
     return idx;
   }
 
+  /** Makes `change` in `idx` (null: removed) and returns `files` as it then stands. */
+  function applyChange(idx: HomeIndex, files: Record<string, string>, change: Change): Record<string, string> {
+    const after: Record<string, string> = { ...files };
+    for (const [p, t] of Object.entries(change)) {
+      if (t === null) {
+        delete after[p];
+        idx.remove(p);
+      } else {
+        after[p] = t;
+        if (p.endsWith('.md')) addNote(idx, p, t);
+        else addFile(idx, p);
+      }
+    }
+    return after;
+  }
+
   it.each(changes)('%s', (_name, change) => {
     const before = build(base);
     before.flush();
     const snap = before.toSnapshot();
     expect(splitSnapshot(snap).resolutions).not.toBeNull();
     const warm = HomeIndex.fromSnapshot(snap, { mode: 'lazy' });
-    const after: Record<string, string> = { ...base };
-    for (const [p, t] of Object.entries(change)) {
-      if (t === null) {
-        delete after[p];
-        warm.remove(p);
-      } else {
-        after[p] = t;
-        if (p.endsWith('.md')) addNote(warm, p, t);
-        else addFile(warm, p);
-      }
-    }
+    const after = applyChange(warm, base, change);
     expect(linkState(warm)).toEqual(linkState(build(after)));
     // Facts left undecoded through the change (records.ts, restoredEntry) read as a cold index's do.
     expect(queries(warm)).toEqual(queries(build(after)));
@@ -305,17 +311,7 @@ describe('snapshot: resolutions kept across changes made while closed', () => {
     // Some applied, some not: the change lands between two slices.
     expect(warm.pendingWork().restoring).toBeGreaterThan(0);
     expect(warm.pendingWork().restoring).toBeLessThan(total);
-    const after: Record<string, string> = { ...many };
-    for (const [p, t] of Object.entries(change)) {
-      if (t === null) {
-        delete after[p];
-        warm.remove(p);
-      } else {
-        after[p] = t;
-        if (p.endsWith('.md')) addNote(warm, p, t);
-        else addFile(warm, p);
-      }
-    }
+    const after = applyChange(warm, many, change);
     // A change applies the rest first (its effects on other notes' links need them all).
     if (Object.keys(change).length > 0) expect(warm.pendingWork().restoring).toBe(0);
     expect(linkState(warm)).toEqual(linkState(build(after)));
@@ -357,17 +353,7 @@ describe('snapshot: resolutions kept across changes made while closed', () => {
     ask([paths[3]!, paths[599]!, mid]);
     expect(warm.pendingWork().restoring).toBeGreaterThan(0);
     ask([hub]);
-    const after: Record<string, string> = { ...many };
-    for (const [p, t] of Object.entries(change)) {
-      if (t === null) {
-        delete after[p];
-        warm.remove(p);
-      } else {
-        after[p] = t;
-        if (p.endsWith('.md')) addNote(warm, p, t);
-        else addFile(warm, p);
-      }
-    }
+    const after = applyChange(warm, many, change);
     expect(linkState(warm)).toEqual(linkState(build(after)));
     expect(queries(warm)).toEqual(queries(build(after)));
   });
