@@ -17,7 +17,6 @@ import { exportCanvas } from '../collab/canvas.js';
 export const notesCode = onFirstUse(() => import('./lazy.js'));
 /** The change journal's event stream, imported by the first `notes_events`, then kept. */
 export const changesCode = onFirstUse(() => import('../changes/handlers.js'));
-const later = notesCode;
 
 const NoteId = Obj({ id: PathString('Stable ID of the Note') });
 const NotesFolder = (description = 'Only the flat `Notes/` root is accepted') =>
@@ -120,7 +119,7 @@ export const actions = [
     },
     handler: async (ctx, { body }) =>
       reply(
-        await (await later()).clips.createWebNote(await openScope(ctx), body, { allowPrivate: ctx.services.config.allowPrivateFetch }, new Date(ctx.now())),
+        await (await notesCode()).clips.createWebNote(await openScope(ctx), body, { allowPrivate: ctx.services.config.allowPrivateFetch }, new Date(ctx.now())),
         { status: 201 },
       ),
   }),
@@ -141,7 +140,7 @@ export const actions = [
         text: Type.String({ pattern: '^[^\\r\\n]*$', description: 'Line 1 of the composer text, no line breaks' }),
       }),
     },
-    handler: async (_ctx, { body }) => (await later()).composer.parseComposer(body),
+    handler: async (_ctx, { body }) => (await notesCode()).composer.parseComposer(body),
   }),
   specAction('notes_events', {
     summary:
@@ -173,15 +172,15 @@ export const actions = [
       }),
     },
     handler: async (ctx, { body }) => {
-      const note = await (await later()).templates.createFromTemplate(await openScope(ctx), body);
+      const note = await (await notesCode()).templates.createFromTemplate(await openScope(ctx), body);
       return reply(note, { status: 201, etag: note.etag });
     },
   }),
   specAction('notes_templates_default_set', {
     summary: 'Sets the default template and folder for new Notes; the only accepted folder is `Notes/`.',
     input: { body: Obj({ folder: NotesFolder('Only `Notes/` is accepted'), template_id: Type.Optional(Nullable(Type.String())) }) },
-    handler: async (ctx, { body }) => (await later()).templates.setDefaultTemplate(await openScope(ctx), body),
+    handler: async (ctx, { body }) => (await notesCode()).templates.setDefaultTemplate(await openScope(ctx), body),
   }),
-  specAction('notes_templates_list', { summary: 'Lists the Note templates.', handler: async (ctx) => (await later()).templates.listTemplates(await openScope(ctx)) }),
+  specAction('notes_templates_list', { summary: 'Lists the Note templates.', handler: async (ctx) => (await notesCode()).templates.listTemplates(await openScope(ctx)) }),
   ...extensionActions,
 ];
