@@ -133,7 +133,6 @@ export class LinkTable {
     return [nums.put(this.nums.subarray(this.first * NUMS, (this.first + this.count) * NUMS)), this.count, null, extras];
   }
 
-
   /**
    * The inverse of `toColumns` (`table`: the strings `ref` numbered;
    * `strings`: the arrays its sinks made); throws a TypeError on a
