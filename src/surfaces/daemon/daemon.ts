@@ -16,7 +16,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { ActionOutcome } from '../../actions/reply.js';
 import type { RawInput } from '../../actions/validate.js';
-import { isCodeGone, toAppError } from '../../core/errors.js';
+import { toAppError } from '../../core/errors.js';
 import { LocalTransport } from '../client/local.js';
 import type { Transport } from '../client/transport.js';
 import { preloadDeferred } from '../deferred-modules.js';
@@ -31,7 +31,7 @@ const DEBOUNCE_MS = 10;
 const SETTLE_LIMIT_MS = 3000;
 
 /** A call that failed because code it loads at first use is gone (dispatch turns that into `reason: upgraded`). */
-const isUpgraded = (e: unknown) => isCodeGone(e) || toAppError(e).details?.reason === 'upgraded';
+const isUpgraded = (e: unknown) => toAppError(e).details?.reason === 'upgraded';
 const upgradedError = () => Object.assign(new Error('Quire was upgraded while this daemon ran'), { code: 'ERR_MODULE_NOT_FOUND' });
 
 export function idleSeconds(env: NodeJS.ProcessEnv): number {
