@@ -156,6 +156,12 @@ function writeNativeClient(tree, lenient) {
  */
 const FASTIFY_UNCALLED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino', 'semver'];
 
+/** A PACKAGE_EDITS pair: the package's `const NAME = require(ID)` at its top becomes a require at the first property read. */
+const requiredAtFirstUse = (name, id) => [
+  `const ${name} = require('${id}')\n`,
+  `const ${name} = new Proxy({}, { get: (_, key) => require('${id}')[key] }) // Quire's build: required only if used\n`,
+];
+
 /**
  * Edits of package files, in the bundle only, for what they do at every start that the server
  * never needs then (docs/performance.md, "Start-up"). Each must find its text exactly once, so a
@@ -194,20 +200,11 @@ const PACKAGE_EDITS = {
     ],
   ],
   'fastify/lib/plugin-utils.js': [
-    [
-      "const semver = require('semver')\n",
-      "const semver = new Proxy({}, { get: (_, key) => require('semver')[key] }) // Quire's build: required only if used\n",
-    ],
+    requiredAtFirstUse('semver', 'semver'),
   ],
   'fastify/lib/server.js': [
-    [
-      "const https = require('node:https')\n",
-      "const https = new Proxy({}, { get: (_, key) => require('node:https')[key] }) // Quire's build: required only if used\n",
-    ],
-    [
-      "const http2 = require('node:http2')\n",
-      "const http2 = new Proxy({}, { get: (_, key) => require('node:http2')[key] }) // Quire's build: required only if used\n",
-    ],
+    requiredAtFirstUse('https', 'node:https'),
+    requiredAtFirstUse('http2', 'node:http2'),
   ],
 };
 
