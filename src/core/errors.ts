@@ -106,7 +106,7 @@ export function isAppError(e: unknown): e is AppError {
  * A module the process loads at first use is gone: its install was replaced
  * while it ran (an upgrade or a rebuild names the bundle's chunks anew).
  */
-export function isCodeGone(e: unknown): boolean {
+function isCodeGone(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
